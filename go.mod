@@ -1,0 +1,3 @@
+module github.com/c4book/c4book
+
+go 1.26.0

@@ -1,0 +1,152 @@
+package solver
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// MaxWidth is the widest board a move string can describe: columns are
+// written as single digits 1..9.
+const MaxWidth = 9
+
+// Board is the size of a Connect 4 board and the bit masks derived from it.
+// A Board is immutable and shared by every Position played on it.
+//
+// # Bit layout
+//
+// A board of W columns and H rows is stored in a uint64, one run of H+1 bits
+// per column: H bits for the cells, bottom first, and one sentinel bit on
+// top that is always empty, so that shifts never carry from one column into
+// the next. Bit index of the cell at column c, row r (both 0-based, row 0 at
+// the bottom) is c*(H+1) + r. On the standard 7x6 board:
+//
+//	  6 13 20 27 34 41 48   <- sentinel row
+//	+---------------------+
+//	| 5 12 19 26 33 40 47 |
+//	| 4 11 18 25 32 39 46 |
+//	| 3 10 17 24 31 38 45 |
+//	| 2  9 16 23 30 37 44 |
+//	| 1  8 15 22 29 36 43 |
+//	| 0  7 14 21 28 35 42 |
+//	+---------------------+
+//	  1  2  3  4  5  6  7   <- column as written in move strings
+//
+// A board fits when W*(H+1) <= 64, from 1x1 up to 8x7 and 9x6.
+type Board struct {
+	width, height int
+	stride        uint   // bits per column: height + 1
+	bottom        uint64 // bit 0 of every column
+	full          uint64 // every cell of the board, no sentinels
+	evenRows      uint64 // cells of rows 0, 2, 4, ... (1st, 3rd, 5th row from the bottom)
+	order         []int  // columns, center first: the default move order
+}
+
+// Standard is the 7 columns by 6 rows board of the commercial game.
+var Standard = MustBoard(7, 6)
+
+// NewBoard returns the board of the given width and height, or an error when
+// the board is empty, wider than MaxWidth or does not fit in 64 bits.
+func NewBoard(width, height int) (*Board, error) {
+	switch {
+	case width < 1 || height < 1:
+		return nil, fmt.Errorf("board %dx%d: width and height must be at least 1", width, height)
+	case width > MaxWidth:
+		return nil, fmt.Errorf("board %dx%d: width must be at most %d (columns are single digits)", width, height, MaxWidth)
+	case width*(height+1) > 64:
+		return nil, fmt.Errorf("board %dx%d: width*(height+1) = %d, must be at most 64", width, height, width*(height+1))
+	}
+	b := &Board{width: width, height: height, stride: uint(height + 1)}
+	column := uint64(1)<<uint(height) - 1
+	for c := 0; c < width; c++ {
+		shift := uint(c) * b.stride
+		b.bottom |= 1 << shift
+		b.full |= column << shift
+		for r := 0; r < height; r += 2 {
+			b.evenRows |= 1 << (shift + uint(r))
+		}
+	}
+	// Center first, then alternately left and right of it: 3 2 4 1 5 0 6
+	// on 7 columns, 4 3 5 2 6 1 7 0 on 8.
+	for i := 0; i < width; i++ {
+		b.order = append(b.order, width/2+(1-2*(i%2))*(i+1)/2)
+	}
+	return b, nil
+}
+
+// MustBoard is NewBoard for sizes known to be valid; it panics otherwise.
+func MustBoard(width, height int) *Board {
+	b, err := NewBoard(width, height)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Width is the number of columns.
+func (b *Board) Width() int { return b.width }
+
+// Height is the number of rows.
+func (b *Board) Height() int { return b.height }
+
+// Cells is the number of cells, the length of the longest game.
+func (b *Board) Cells() int { return b.width * b.height }
+
+// KeyBits is the number of bits a position key can use: W*(H+1).
+func (b *Board) KeyBits() int { return b.width * int(b.stride) }
+
+// String returns the size as "WxH".
+func (b *Board) String() string { return fmt.Sprintf("%dx%d", b.width, b.height) }
+
+// columnMask returns the cells of column col.
+func (b *Board) columnMask(col int) uint64 {
+	return (uint64(1)<<uint(b.height) - 1) << (uint(col) * b.stride)
+}
+
+// bottomCell returns the lowest cell of column col.
+func (b *Board) bottomCell(col int) uint64 { return 1 << (uint(col) * b.stride) }
+
+// topCell returns the highest cell of column col.
+func (b *Board) topCell(col int) uint64 {
+	return 1 << (uint(b.height-1) + uint(col)*b.stride)
+}
+
+// columnOf returns the column of a single-bit mask.
+func (b *Board) columnOf(move uint64) int {
+	return bits.TrailingZeros64(move) / int(b.stride)
+}
+
+// winningCells returns the empty cells that would complete a four for the
+// player owning stones, given all stones in mask. The cells may be
+// unplayable yet (not directly above the top stone of their column).
+func (b *Board) winningCells(stones, mask uint64) uint64 {
+	// Vertical: three stones directly below.
+	r := (stones << 1) & (stones << 2) & (stones << 3)
+	r |= b.lineCells(stones, b.stride)   // horizontal
+	r |= b.lineCells(stones, b.stride-1) // diagonal going down to the right
+	r |= b.lineCells(stones, b.stride+1) // diagonal going up to the right
+	return r & (b.full ^ mask)
+}
+
+// lineCells returns the cells that complete a four of stones along the
+// direction whose neighbour is s bits away: for each cell, the three
+// others of a four through it, on either side.
+func (b *Board) lineCells(stones uint64, s uint) uint64 {
+	p := (stones << s) & (stones << (2 * s))
+	r := p & (stones << (3 * s)) // three on one side
+	r |= p & (stones >> s)       // two on one side, one on the other
+	p = (stones >> s) & (stones >> (2 * s))
+	r |= p & (stones << s)
+	r |= p & (stones >> (3 * s))
+	return r
+}
+
+// hasFour reports whether stones contain four in a row.
+func (b *Board) hasFour(stones uint64) bool {
+	for _, s := range [4]uint{1, b.stride, b.stride - 1, b.stride + 1} {
+		m := stones & (stones >> s)
+		if m&(m>>(2*s)) != 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package solver
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// MoveError says which move of a move string cannot be played and why.
+type MoveError struct {
+	Moves  string // the whole move string
+	Index  int    // 0-based index of the bad move in Moves
+	Reason string // what is wrong with it
+}
+
+func (e *MoveError) Error() string {
+	return fmt.Sprintf("moves %q: move %d (%q): %s", e.Moves, e.Index+1, e.Moves[e.Index], e.Reason)
+}
+
+// Parse plays a move string, one 1-based column digit a move as in Pascal
+// Pons' test sets ("4453"), from the empty board. It returns a *MoveError
+// naming the first move that is not a column of the board, is in a full
+// column or comes after a four was made. The last move may make four: the
+// position is then over (see LastMoveWon).
+func (b *Board) Parse(moves string) (Position, error) {
+	p := b.NewPosition()
+	if err := p.PlayMoves(moves); err != nil {
+		return Position{}, err
+	}
+	return p, nil
+}
+
+// PlayMoves plays a move string from p; see Board.Parse. On error p is left
+// at the position before the bad move.
+func (p *Position) PlayMoves(moves string) error {
+	for i := 0; i < len(moves); i++ {
+		fail := func(format string, args ...any) error {
+			return &MoveError{Moves: moves, Index: i, Reason: fmt.Sprintf(format, args...)}
+		}
+		c := moves[i]
+		if c < '0' || c > '9' {
+			return fail("not a column digit")
+		}
+		col := int(c - '1')
+		switch {
+		case col < 0 || col >= p.board.width:
+			return fail("column out of range 1..%d", p.board.width)
+		case p.moves > 0 && p.LastMoveWon():
+			return fail("game already over: move %d made four", i)
+		case !p.CanPlay(col):
+			return fail("column %d is full", col+1)
+		}
+		p.Play(col)
+	}
+	return nil
+}
+
+// MoveString returns a move string that reaches p from the empty board, or
+// false if no game reaches p. Of the possible strings it returns the one
+// whose last moves are leftmost.
+func (p *Position) MoveString() (string, bool) {
+	moves := make([]byte, p.moves)
+	dead := make(map[uint64]bool) // positions known to have no game
+	if !unplay(*p, moves, dead) {
+		return "", false
+	}
+	return string(moves), true
+}
+
+// unplay fills moves[:p.moves] with a game reaching p, taking back the top
+// stones of the player who moved last, one column at a time, so that no
+// earlier position holds a four.
+func unplay(p Position, moves []byte, dead map[uint64]bool) bool {
+	if p.moves == 0 {
+		return true
+	}
+	// A four of the player to move would have ended the game before.
+	if p.board.hasFour(p.current) || dead[p.Key()] {
+		return false
+	}
+	last := p.current ^ p.mask // stones of the player who moved last
+	for col := 0; col < p.board.width; col++ {
+		column := p.mask & p.board.columnMask(col)
+		if column == 0 {
+			continue
+		}
+		top := uint64(1) << uint(bits.Len64(column)-1)
+		if last&top == 0 {
+			continue
+		}
+		prev := Position{board: p.board, current: last &^ top, mask: p.mask &^ top, moves: p.moves - 1}
+		if unplay(prev, moves, dead) {
+			moves[p.moves-1] = byte('1' + col)
+			return true
+		}
+	}
+	dead[p.Key()] = true
+	return false
+}

@@ -1,0 +1,104 @@
+package solver
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// testdataDir returns the folder of Pons' reference sets: $C4BOOK_TESTDATA
+// or ../../shared/testdata/pons from this package. It skips the test when
+// the folder is absent.
+func testdataDir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("C4BOOK_TESTDATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "testdata", "pons")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		tb.Skipf("reference sets not found at %s (set C4BOOK_TESTDATA to the folder holding Test_L3_R1 ...): %v", dir, err)
+	}
+	return dir
+}
+
+// refCase is one line of a reference set: a move string and its score.
+type refCase struct {
+	line  int
+	moves string
+	score int
+}
+
+// readRefSet reads the first limit lines of a reference set (all if limit
+// is 0).
+func readRefSet(tb testing.TB, name string, limit int) []refCase {
+	tb.Helper()
+	f, err := os.Open(filepath.Join(testdataDir(tb), name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var cases []refCase
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan() && (limit == 0 || len(cases) < limit); n++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 2 {
+			tb.Fatalf("%s:%d: want \"moves score\", got %q", name, n, sc.Text())
+		}
+		score, err := strconv.Atoi(fields[1])
+		if err != nil {
+			tb.Fatalf("%s:%d: %v", name, n, err)
+		}
+		cases = append(cases, refCase{line: n, moves: fields[0], score: score})
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return cases
+}
+
+// refSets are Pons' six reference sets, easiest first, with the number of
+// lines checked in -short mode (0: all).
+var refSets = []struct {
+	name  string
+	short int
+}{
+	{"Test_L3_R1", 0},
+	{"Test_L2_R1", 0},
+	{"Test_L2_R2", 50},
+	{"Test_L1_R1", 0},
+	{"Test_L1_R2", 50},
+	{"Test_L1_R3", 50},
+}
+
+func TestSolver_Solve_referenceSets(t *testing.T) {
+	s, err := New(Standard, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range refSets {
+		t.Run(set.name, func(t *testing.T) {
+			limit := 0
+			if testing.Short() {
+				limit = set.short
+			}
+			var nodes uint64
+			cases := readRefSet(t, set.name, limit)
+			for _, c := range cases {
+				p, err := Standard.Parse(c.moves)
+				if err != nil {
+					t.Fatalf("line %d: %v", c.line, err)
+				}
+				s.Table().Clear()
+				s.ResetNodes()
+				if got := s.Solve(p); got != c.score {
+					t.Errorf("line %d: Solve(%s) = %d, want %d\n%v", c.line, c.moves, got, c.score, p)
+				}
+				nodes += s.Nodes()
+			}
+			t.Logf("%d positions, mean nodes %.1f", len(cases), float64(nodes)/float64(len(cases)))
+		})
+	}
+}

@@ -1,0 +1,59 @@
+package solver
+
+// Scores follow Pascal Pons' convention. A score is the exact game value of
+// a position for the player to move, with both sides playing perfectly:
+//
+//   - 0: the game is a draw;
+//   - positive: the player to move wins; the score is Cells/2 + 1 minus the
+//     number of stones the winner has played when the four is made, so a
+//     win with the next stone on an empty-ish board scores highest (18 on
+//     7x6 for a win with the 4th stone) and a win with the last stone 1;
+//   - negative: the player to move loses, mirrored.
+//
+// In terms of the number of stones already on the board, a win with the
+// next stone scores (Cells+1-moves)/2 and a loss to the opponent's next
+// stone -(Cells-moves)/2. Every function turning a game outcome into a
+// score, or a score into something else, is in this file.
+
+// WinNowScore returns the score of a position with moves stones where the
+// player to move makes four with the next stone.
+func (b *Board) WinNowScore(moves int) int { return (b.Cells() + 1 - moves) / 2 }
+
+// LostScore returns the score of a position with moves stones in which the
+// last stone played made four: the player to move has lost.
+func (b *Board) LostScore(moves int) int { return -b.WinNowScore(moves - 1) }
+
+// ScoreRange returns the lowest and highest score a position with moves
+// stones, whose last move did not make four, can have: a win with the next
+// stone at best, a loss to the opponent's next stone at worst.
+func (b *Board) ScoreRange(moves int) (lo, hi int) {
+	return -(b.Cells() - moves) / 2, b.WinNowScore(moves)
+}
+
+// Outcome returns the weak score of a score: 1 for a win, 0 for a draw, -1
+// for a loss.
+func Outcome(score int) int {
+	switch {
+	case score > 0:
+		return 1
+	case score < 0:
+		return -1
+	}
+	return 0
+}
+
+// The transposition table stores a score in an unsigned field of
+// scoreBits bits as score - scoreOffset. Boards have at most 64 - Width
+// cells, so every score lies in [-32, 32].
+const (
+	scoreBits   = 7
+	scoreOffset = -32
+)
+
+// toTableScore converts a score to its table field; fromTableScore is its
+// inverse.
+func toTableScore(score int) uint64 { return uint64(score - scoreOffset) }
+
+// fromTableScore converts a table field back to the score; see
+// toTableScore.
+func fromTableScore(field uint64) int { return int(field) + scoreOffset }
