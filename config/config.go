@@ -1,0 +1,167 @@
+// Package config holds c4book's configuration: one typed Config, the
+// default of every key, and its loading from a config file, C4BOOK_*
+// environment variables and command-line flags (see Load).
+//
+// Keys are dotted, lower-case names ("solver.tt-size"); the environment
+// variable of a key is C4BOOK_ followed by the key in upper case with dots
+// and dashes turned into underscores (C4BOOK_SOLVER_TT_SIZE). Every key, its
+// default and its meaning are listed by Keys.
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of c4book. The zero value is not
+// valid; start from Default or Load.
+type Config struct {
+	Board    Board
+	Solver   Solver
+	Book     Book
+	NATS     NATS
+	Queue    Queue
+	Worker   Worker
+	Generate Generate
+}
+
+// Board is the size of the board every position is played on.
+type Board struct {
+	Width  int // board.width: columns, 1..9
+	Height int // board.height: rows; Width*(Height+1) must be at most 64
+}
+
+// Solver configures the search.
+type Solver struct {
+	TTSize Size // solver.tt-size: memory of the transposition table of one solver
+}
+
+// Book says where the opening book lives.
+type Book struct {
+	Path string // book.path: directory of the Pebble book
+}
+
+// NATS says which NATS server carries the tasks and how to reach it.
+type NATS struct {
+	URL      string // nats.url: server URL(s); empty runs an embedded server
+	Listen   string // nats.listen: HOST:PORT on which the embedded server accepts clients; empty: in-process only
+	StoreDir string // nats.store-dir: JetStream directory of the embedded server; empty: inside the book directory
+	Creds    string // nats.creds: credentials file
+	Token    string // nats.token: authentication token
+	User     string // nats.user: user name
+	Password string // nats.password: password of nats.user
+	TLS      TLS
+}
+
+// TLS holds the files of a TLS connection to NATS.
+type TLS struct {
+	Cert string // nats.tls.cert: client certificate (PEM)
+	Key  string // nats.tls.key: key of the client certificate (PEM)
+	CA   string // nats.tls.ca: certificate authority to trust (PEM)
+}
+
+// Queue configures the task queue.
+type Queue struct {
+	AckWait    time.Duration // queue.ack-wait: time a worker holds a task before it is redelivered, unless kept alive
+	MaxDeliver int           // queue.max-deliver: deliveries of a task before it is reported as failed
+	TaskSize   int           // queue.task-size: positions in one task
+}
+
+// Worker configures the workers.
+type Worker struct {
+	Concurrency int // worker.concurrency: solvers run in parallel; 0 means one per CPU
+}
+
+// Generate describes the book to generate.
+type Generate struct {
+	Depth int    // generate.depth: number of stones of the deepest positions
+	Root  string // generate.root: moves of the position the book starts from; empty: the empty board
+}
+
+// Default returns the configuration used when nothing else is set.
+func Default() Config {
+	return Config{
+		Board:  Board{Width: 7, Height: 6},
+		Solver: Solver{TTSize: 64 * MiB},
+		Book:   Book{Path: "c4book.db"},
+		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64},
+		Generate: Generate{
+			Depth: 8,
+		},
+	}
+}
+
+// key is one configuration key: its name, its doc line and the field of a
+// Config it sets (a *int, *string, *Size or *time.Duration).
+type key struct {
+	name  string
+	doc   string
+	field func(c *Config) any
+}
+
+// keys lists every configuration key, in the order of the documentation.
+var keys = []key{
+	{"board.width", "columns of the board, 1..9", func(c *Config) any { return &c.Board.Width }},
+	{"board.height", "rows of the board; width*(height+1) must be at most 64", func(c *Config) any { return &c.Board.Height }},
+	{"solver.tt-size", "memory of each solver's transposition table (bytes, or with a suffix KiB, MiB, GiB, KB, MB, GB)", func(c *Config) any { return &c.Solver.TTSize }},
+	{"book.path", "directory of the opening book", func(c *Config) any { return &c.Book.Path }},
+	{"nats.url", "NATS server URL(s), comma-separated; empty runs an embedded server", func(c *Config) any { return &c.NATS.URL }},
+	{"nats.listen", "HOST:PORT on which the embedded server accepts workers; empty: in-process only", func(c *Config) any { return &c.NATS.Listen }},
+	{"nats.store-dir", "JetStream directory of the embedded server; empty: inside the book directory", func(c *Config) any { return &c.NATS.StoreDir }},
+	{"nats.creds", "NATS credentials file", func(c *Config) any { return &c.NATS.Creds }},
+	{"nats.token", "NATS authentication token", func(c *Config) any { return &c.NATS.Token }},
+	{"nats.user", "NATS user name", func(c *Config) any { return &c.NATS.User }},
+	{"nats.password", "password of nats.user", func(c *Config) any { return &c.NATS.Password }},
+	{"nats.tls.cert", "TLS client certificate file (PEM)", func(c *Config) any { return &c.NATS.TLS.Cert }},
+	{"nats.tls.key", "TLS client key file (PEM)", func(c *Config) any { return &c.NATS.TLS.Key }},
+	{"nats.tls.ca", "TLS certificate authority file to trust (PEM)", func(c *Config) any { return &c.NATS.TLS.CA }},
+	{"queue.ack-wait", "time a worker holds a task before it is redelivered, unless it reports progress; at least 1s", func(c *Config) any { return &c.Queue.AckWait }},
+	{"queue.max-deliver", "deliveries of a task before it is reported as failed; at least 1", func(c *Config) any { return &c.Queue.MaxDeliver }},
+	{"queue.task-size", "positions in one task, 1..100000", func(c *Config) any { return &c.Queue.TaskSize }},
+	{"worker.concurrency", "solvers a worker runs in parallel; 0 means one per CPU", func(c *Config) any { return &c.Worker.Concurrency }},
+	{"generate.depth", "stones of the deepest positions of the book, 0..width*height", func(c *Config) any { return &c.Generate.Depth }},
+	{"generate.root", "moves of the position the book starts from (\"4453\"); empty: the empty board", func(c *Config) any { return &c.Generate.Root }},
+}
+
+// KeyInfo documents one configuration key.
+type KeyInfo struct {
+	Name    string // dotted key, as in a config file: "solver.tt-size"
+	Env     string // environment variable: "C4BOOK_SOLVER_TT_SIZE"
+	Default string // default value as it would be written in a config file
+	Doc     string // one line saying what the key sets
+}
+
+// Keys returns every configuration key with its environment variable,
+// default and meaning, in the order of the documentation.
+func Keys() []KeyInfo {
+	def := Default()
+	infos := make([]KeyInfo, len(keys))
+	for i, k := range keys {
+		infos[i] = KeyInfo{Name: k.name, Env: EnvVar(k.name), Default: formatValue(k.field(&def)), Doc: k.doc}
+	}
+	return infos
+}
+
+// EnvVar returns the environment variable that sets key: C4BOOK_ and the
+// key in upper case with dots and dashes replaced by underscores.
+func EnvVar(key string) string {
+	return "C4BOOK_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
+}
+
+// formatValue writes the value a field pointer points to as it would be
+// written in a config file.
+func formatValue(field any) string {
+	switch f := field.(type) {
+	case *int:
+		return strconv.Itoa(*f)
+	case *string:
+		return strconv.Quote(*f)
+	case *Size:
+		return f.String()
+	case *time.Duration:
+		return f.String()
+	}
+	panic(fmt.Sprintf("config: unsupported field type %T", field))
+}

@@ -1,0 +1,149 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/c4book/c4book/solver"
+)
+
+// Error is a bad value of one key.
+type Error struct {
+	Key    string // the key: "board.width"
+	Msg    string // the bad value, what is wrong and what is allowed
+	Source string // where the value came from ("flag --width", ...), or "" if unknown
+}
+
+// Error returns "key: msg", followed by the source when it is known.
+func (e *Error) Error() string {
+	if e.Source == "" {
+		return e.Key + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s: %s (set by %s)", e.Key, e.Msg, e.Source)
+}
+
+// Limits of values that no board or machine makes sensible.
+const (
+	maxTTSize   = 1 << 40 // 1 TiB
+	maxTaskSize = 100000
+	minAckWait  = time.Second
+)
+
+// natsSchemes are the URL schemes NATS clients connect with.
+var natsSchemes = []string{"nats", "tls", "ws", "wss"}
+
+// Validate checks every key and returns nil or one *Error per bad value,
+// joined with errors.Join. Each error names the key, the bad value and
+// the values allowed.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &Error{Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+
+	w, h := c.Board.Width, c.Board.Height
+	boardOK := false
+	switch {
+	case w < 1 || w > solver.MaxWidth:
+		bad("board.width", "%d is out of range: width must be 1..%d and width*(height+1) <= 64", w, solver.MaxWidth)
+		if h < 1 {
+			bad("board.height", "%d is out of range: height must be at least 1 and width*(height+1) <= 64", h)
+		}
+	case h < 1 || h > 64/w-1:
+		bad("board.height", "%d is out of range: with width %d, height must be 1..%d (width*(height+1) <= 64)", h, w, 64/w-1)
+	default:
+		boardOK = true
+	}
+
+	switch z := c.Solver.TTSize; {
+	case z < solver.MinTableBytes:
+		bad("solver.tt-size", "%v is too small: must be at least %v", z, Size(solver.MinTableBytes))
+	case z > maxTTSize:
+		bad("solver.tt-size", "%v is too large: must be at most %v", z, Size(maxTTSize))
+	}
+
+	if c.Book.Path == "" {
+		bad("book.path", "must not be empty: give the directory of the book")
+	}
+
+	if c.NATS.URL != "" {
+		if err := checkNATSURLs(c.NATS.URL); err != nil {
+			bad("nats.url", "%v", err)
+		}
+	}
+	if l := c.NATS.Listen; l != "" {
+		host, port, err := net.SplitHostPort(l)
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 || strings.ContainsAny(host, "/ ") {
+			bad("nats.listen", "%q is not HOST:PORT (such as 0.0.0.0:4222 or :4222; port 0..65535)", l)
+		}
+	}
+	if c.NATS.Password != "" && c.NATS.User == "" {
+		bad("nats.password", "is set but nats.user is empty: a password needs a user")
+	}
+	if c.NATS.Token != "" && c.NATS.User != "" {
+		bad("nats.token", "is set together with nats.user: authenticate with a token or a user, not both")
+	}
+	if (c.NATS.TLS.Cert == "") != (c.NATS.TLS.Key == "") {
+		bad("nats.tls.cert", "must be set together with nats.tls.key (cert %q, key %q)", c.NATS.TLS.Cert, c.NATS.TLS.Key)
+	}
+
+	if d := c.Queue.AckWait; d < minAckWait {
+		bad("queue.ack-wait", "%v is too short: must be at least %v", d, minAckWait)
+	}
+	if n := c.Queue.MaxDeliver; n < 1 {
+		bad("queue.max-deliver", "%d is out of range: must be at least 1", n)
+	}
+	if n := c.Queue.TaskSize; n < 1 || n > maxTaskSize {
+		bad("queue.task-size", "%d is out of range: must be 1..%d", n, maxTaskSize)
+	}
+	if n := c.Worker.Concurrency; n < 0 {
+		bad("worker.concurrency", "%d is out of range: must be 0 (one per CPU) or more", n)
+	}
+
+	if boardOK {
+		board := solver.MustBoard(w, h)
+		if d := c.Generate.Depth; d < 0 || d > board.Cells() {
+			bad("generate.depth", "%d is out of range: must be 0..%d on a %v board", d, board.Cells(), board)
+		}
+		if r := c.Generate.Root; r != "" {
+			p, err := board.Parse(r)
+			switch {
+			case err != nil:
+				bad("generate.root", "%v", err)
+			case p.LastMoveWon() || p.IsFull():
+				bad("generate.root", "%q is a finished game: the book needs a position with moves left", r)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkNATSURLs checks a comma-separated list of NATS server URLs.
+func checkNATSURLs(list string) error {
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if !strings.Contains(s, "://") {
+			return fmt.Errorf("%q is not a URL: write nats://HOST:PORT (or tls://, ws://, wss://), or leave it empty for the embedded server", s)
+		}
+		u, err := url.Parse(s)
+		if err != nil {
+			return fmt.Errorf("%q is not a URL: %v", s, err)
+		}
+		ok := false
+		for _, scheme := range natsSchemes {
+			ok = ok || u.Scheme == scheme
+		}
+		if !ok {
+			return fmt.Errorf("%q has scheme %q: must be one of %s", s, u.Scheme, strings.Join(natsSchemes, ", "))
+		}
+		if u.Host == "" {
+			return fmt.Errorf("%q has no host: write %s://HOST:PORT", s, u.Scheme)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfig_Validate(t *testing.T) {
+	t.Run("defaults are valid", func(t *testing.T) {
+		cfg := Default()
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("Default().Validate() = %v", err)
+		}
+	})
+	good := []struct {
+		name string
+		set  func(c *Config)
+	}{
+		{"largest boards", func(c *Config) { c.Board = Board{Width: 8, Height: 7} }},
+		{"9x6", func(c *Config) { c.Board = Board{Width: 9, Height: 6} }},
+		{"1x63", func(c *Config) { c.Board = Board{Width: 1, Height: 63} }},
+		{"nats url list", func(c *Config) { c.NATS.URL = "nats://a:4222, tls://b:4222" }},
+		{"listen", func(c *Config) { c.NATS.Listen = ":4222" }},
+		{"user and password", func(c *Config) { c.NATS.User, c.NATS.Password = "u", "p" }},
+		{"tls pair", func(c *Config) { c.NATS.TLS.Cert, c.NATS.TLS.Key = "c.pem", "k.pem" }},
+		{"root", func(c *Config) { c.Generate.Root = "4453" }},
+		{"depth 0 and full", func(c *Config) { c.Generate.Depth = 42 }},
+	}
+	for _, c := range good {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Default()
+			c.set(&cfg)
+			if err := cfg.Validate(); err != nil {
+				t.Errorf("Validate() = %v, want nil", err)
+			}
+		})
+	}
+	bad := []struct {
+		name string
+		set  func(c *Config)
+		key  string
+		want string // in the message: the bad value and what is allowed
+	}{
+		{"width too large", func(c *Config) { c.Board.Width = 12 }, "board.width", "12 is out of range: width must be 1..9 and width*(height+1) <= 64"},
+		{"width zero", func(c *Config) { c.Board.Width = 0 }, "board.width", "0 is out of range"},
+		{"height zero", func(c *Config) { c.Board.Height = 0 }, "board.height", "0 is out of range: with width 7, height must be 1..8"},
+		{"board too big", func(c *Config) { c.Board = Board{Width: 9, Height: 7} }, "board.height", "7 is out of range: with width 9, height must be 1..6"},
+		{"huge height", func(c *Config) { c.Board.Height = 1 << 62 }, "board.height", "is out of range"},
+		{"tt-size too small", func(c *Config) { c.Solver.TTSize = 512 }, "solver.tt-size", "512 is too small: must be at least 1KiB"},
+		{"tt-size too large", func(c *Config) { c.Solver.TTSize = 2 << 40 }, "solver.tt-size", "2048GiB is too large: must be at most 1024GiB"},
+		{"empty book path", func(c *Config) { c.Book.Path = "" }, "book.path", "must not be empty"},
+		{"url without scheme", func(c *Config) { c.NATS.URL = "host:4222" }, "nats.url", `"host:4222" is not a URL: write nats://HOST:PORT`},
+		{"url of http", func(c *Config) { c.NATS.URL = "http://host:4222" }, "nats.url", `scheme "http": must be one of nats, tls, ws, wss`},
+		{"url without host", func(c *Config) { c.NATS.URL = "nats://" }, "nats.url", "has no host"},
+		{"bad url in list", func(c *Config) { c.NATS.URL = "nats://a:1,b" }, "nats.url", `"b" is not a URL`},
+		{"listen without port", func(c *Config) { c.NATS.Listen = "4222" }, "nats.listen", `"4222" is not HOST:PORT`},
+		{"listen port too large", func(c *Config) { c.NATS.Listen = ":70000" }, "nats.listen", `":70000" is not HOST:PORT`},
+		{"password without user", func(c *Config) { c.NATS.Password = "p" }, "nats.password", "a password needs a user"},
+		{"token and user", func(c *Config) { c.NATS.Token, c.NATS.User = "t", "u" }, "nats.token", "not both"},
+		{"cert without key", func(c *Config) { c.NATS.TLS.Cert = "c.pem" }, "nats.tls.cert", `must be set together with nats.tls.key (cert "c.pem", key "")`},
+		{"ack-wait too short", func(c *Config) { c.Queue.AckWait = 500 * time.Millisecond }, "queue.ack-wait", "500ms is too short: must be at least 1s"},
+		{"max-deliver zero", func(c *Config) { c.Queue.MaxDeliver = 0 }, "queue.max-deliver", "0 is out of range: must be at least 1"},
+		{"task-size zero", func(c *Config) { c.Queue.TaskSize = 0 }, "queue.task-size", "0 is out of range: must be 1..100000"},
+		{"negative concurrency", func(c *Config) { c.Worker.Concurrency = -2 }, "worker.concurrency", "-2 is out of range"},
+		{"depth too deep", func(c *Config) { c.Generate.Depth = 43 }, "generate.depth", "43 is out of range: must be 0..42 on a 7x6 board"},
+		{"negative depth", func(c *Config) { c.Generate.Depth = -1 }, "generate.depth", "-1 is out of range"},
+		{"bad root", func(c *Config) { c.Generate.Root = "4459" }, "generate.root", `moves "4459": move 4 ('9'): column out of range 1..7`},
+		{"finished root", func(c *Config) { c.Generate.Root = "1212121" }, "generate.root", `"1212121" is a finished game`},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Default()
+			c.set(&cfg)
+			err := cfg.Validate()
+			wantError(t, err, c.key+": ", c.want)
+			var ke *Error
+			if !errors.As(err, &ke) || ke.Key != c.key {
+				t.Errorf("Validate() = %v, want an *Error for key %s", err, c.key)
+			}
+		})
+	}
+}
+
+func TestError_Error(t *testing.T) {
+	t.Run("without source", func(t *testing.T) {
+		e := &Error{Key: "board.width", Msg: "12 is out of range"}
+		if got := e.Error(); got != "board.width: 12 is out of range" {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("with source", func(t *testing.T) {
+		e := &Error{Key: "board.width", Msg: "12 is out of range", Source: "flag --width"}
+		if got := e.Error(); !strings.HasSuffix(got, "(set by flag --width)") {
+			t.Errorf("got %q", got)
+		}
+	})
+}
