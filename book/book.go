@@ -1,0 +1,279 @@
+package book
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/c4book/c4book/solver"
+)
+
+// pebbleFormat is the Pebble format major version of the books this package
+// creates, and the one older books are raised to when opened for writing:
+// FormatNewest of pebble v2.1.7. It is pinned so that upgrading Pebble does
+// not silently change the on-disk format; change it on purpose, with a note.
+const pebbleFormat = pebble.FormatValueSeparation
+
+// Defaults of Options.
+const (
+	// DefaultCacheBytes is the default block cache: room for the hot part
+	// of a large book, all of a book of tens of millions of entries.
+	DefaultCacheBytes = 256 << 20
+	// DefaultMemTableBytes is the default Pebble memtable size.
+	DefaultMemTableBytes = 64 << 20
+)
+
+// Options says how to open a book. A nil *Options is valid: it opens an
+// existing book of any board size for reading and writing.
+type Options struct {
+	// Create makes a new book when path does not exist or is an empty
+	// directory. Board must then be set. The default value is false.
+	Create bool
+
+	// Board is the board size the book must hold. Opening a book of another
+	// size fails with ErrBoardMismatch. Nil accepts any size when opening;
+	// creating needs it. The default value is nil.
+	Board *solver.Board
+
+	// ReadOnly opens the book without writing anything to its directory.
+	// Writes then fail with ErrReadOnly. The default value is false.
+	ReadOnly bool
+
+	// CacheBytes is the size of the block cache. Lookups are fast when the
+	// cache holds the book's hot blocks. The default value is
+	// DefaultCacheBytes.
+	CacheBytes int64
+
+	// MemTableBytes is the size of Pebble's memtable. The default value is
+	// DefaultMemTableBytes.
+	MemTableBytes int64
+
+	// Logger receives Pebble's messages. The default value discards
+	// informational messages and prints errors with the standard log
+	// package.
+	Logger pebble.Logger
+}
+
+// withDefaults returns a copy of o (nil is valid) with defaults filled in.
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.CacheBytes <= 0 {
+		r.CacheBytes = DefaultCacheBytes
+	}
+	if r.MemTableBytes <= 0 {
+		r.MemTableBytes = DefaultMemTableBytes
+	}
+	if r.Logger == nil {
+		r.Logger = quietLogger{}
+	}
+	return r
+}
+
+// Book is an open opening book. Its methods are safe for concurrent use;
+// Close must be the last call.
+type Book struct {
+	db       *pebble.DB
+	board    *solver.Board
+	path     string
+	readOnly bool
+	closed   atomic.Bool
+}
+
+// ErrClosed is returned by the methods of a closed Book.
+var ErrClosed = errors.New("book is closed")
+
+// Open opens the book at path, a directory.
+//
+// A path that does not exist, or an empty directory, becomes a new book of
+// board opts.Board when opts.Create is set, and is ErrNotExist otherwise. A
+// file, a directory holding files that are not a Pebble database, or a
+// Pebble database without c4book's book record is ErrNotBook; a book of
+// another board size than opts.Board is ErrBoardMismatch; a book of a newer
+// format is ErrNewerFormat. In all these cases Open writes nothing: the
+// directory is inspected before Pebble is called, and an existing database
+// is first opened read-only to check its book record.
+func Open(path string, opts *Options) (*Book, error) {
+	o := opts.withDefaults()
+	empty, err := inspectDir(path)
+	if err != nil {
+		return nil, err
+	}
+	if empty {
+		if !o.Create {
+			return nil, fmt.Errorf("open book %s: %w (set Create to make one)", path, ErrNotExist)
+		}
+		if o.ReadOnly {
+			return nil, fmt.Errorf("open book %s: cannot create a book read-only", path)
+		}
+		if o.Board == nil {
+			return nil, fmt.Errorf("open book %s: creating a book needs a board size", path)
+		}
+		return create(path, &o)
+	}
+
+	// An existing Pebble database: check its book record without writing.
+	db, err := o.openPebble(path, true, false)
+	if err != nil {
+		return nil, fmt.Errorf("open book %s: %w", path, err)
+	}
+	board, err := checkBookRecord(db, o.Board)
+	if err == nil && o.ReadOnly {
+		return &Book{db: db, board: board, path: path, readOnly: true}, nil
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open book %s: %w", path, err)
+	}
+	db, err = o.openPebble(path, false, false)
+	if err != nil {
+		return nil, fmt.Errorf("open book %s: %w", path, err)
+	}
+	return &Book{db: db, board: board, path: path}, nil
+}
+
+// inspectDir tells whether path is absent or an empty directory (a place to
+// create a book), nil if it holds a Pebble database, or an error: a file,
+// or a directory of other files.
+func inspectDir(path string) (empty bool, err error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open book: %w", err)
+	}
+	if !st.IsDir() {
+		return false, fmt.Errorf("open book %s: %w: a file, not a directory", path, ErrNotBook)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return false, fmt.Errorf("open book: %w", err)
+	}
+	if len(entries) == 0 {
+		return true, nil
+	}
+	// Pebble names its current manifest with an atomic marker file
+	// (marker.manifest.*); databases of the oldest format use CURRENT.
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && (strings.HasPrefix(n, "marker.manifest.") || n == "CURRENT") {
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("open book %s: %w: the directory holds %d files (%q, ...) and no Pebble database",
+		path, ErrNotBook, len(entries), entries[0].Name())
+}
+
+// checkBookRecord reads the book record of db and checks it against want
+// (nil: any board). It returns the book's board.
+func checkBookRecord(db *pebble.DB, want *solver.Board) (*solver.Board, error) {
+	v, closer, err := db.Get(bookKey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, fmt.Errorf("%w: a Pebble database without c4book's book record", ErrNotBook)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	_, board, err := decodeBookRecord(v)
+	if err != nil {
+		return nil, err
+	}
+	if want != nil && (want.Width() != board.Width() || want.Height() != board.Height()) {
+		return nil, fmt.Errorf("%w: the book holds %v positions, not %v", ErrBoardMismatch, board, want)
+	}
+	return board, nil
+}
+
+// create makes a new book at path, an absent or empty directory, and
+// writes its book record.
+func create(path string, o *Options) (*Book, error) {
+	db, err := o.openPebble(path, false, true)
+	if err != nil {
+		return nil, fmt.Errorf("create book %s: %w", path, err)
+	}
+	if err := db.Set(bookKey, encodeBookRecord(o.Board), pebble.Sync); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("create book %s: %w", path, err)
+	}
+	return &Book{db: db, board: o.Board, path: path}, nil
+}
+
+// openPebble opens the Pebble database of a book with the options of o.
+func (o *Options) openPebble(path string, readOnly, create bool) (*pebble.DB, error) {
+	po := o.pebbleOptions(readOnly)
+	po.ErrorIfExists = create
+	po.Cache = pebble.NewCache(o.CacheBytes)
+	// The DB takes its own reference to the cache; ours is dropped so that
+	// the cache is freed when the DB closes.
+	defer po.Cache.Unref()
+	return pebble.Open(path, po)
+}
+
+// pebbleOptions returns the Pebble options of a book, without a cache.
+//
+// Books are written in large sorted batches and read by point lookups, and
+// their bottom level holds almost all the data: it is compressed with zstd
+// (DBCompressionGood), the upper levels with the fastest codec.
+func (o *Options) pebbleOptions(readOnly bool) *pebble.Options {
+	po := &pebble.Options{
+		FormatMajorVersion: pebbleFormat,
+		MemTableSize:       uint64(o.MemTableBytes),
+		ReadOnly:           readOnly,
+		Logger:             o.Logger,
+	}
+	if readOnly {
+		po.FS = readOnlyFS(vfs.Default)
+	}
+	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionGood })
+	return po
+}
+
+// Board returns the board size of the book.
+func (b *Book) Board() *solver.Board { return b.board }
+
+// Path returns the directory of the book.
+func (b *Book) Path() string { return b.path }
+
+// ReadOnly reports whether the book was opened read-only.
+func (b *Book) ReadOnly() bool { return b.readOnly }
+
+// Close closes the book. Writes already committed are durable; Close does
+// not flush Pebble's memtable, the write-ahead log holds it.
+func (b *Book) Close() error {
+	if b.closed.Swap(true) {
+		return ErrClosed
+	}
+	return b.db.Close()
+}
+
+// check returns an error if the book is closed, or read-only and write is
+// set.
+func (b *Book) check(write bool) error {
+	switch {
+	case b.closed.Load():
+		return ErrClosed
+	case write && b.readOnly:
+		return ErrReadOnly
+	}
+	return nil
+}
+
+// quietLogger is the default Pebble logger: it drops informational
+// messages and prints errors with the standard log package.
+type quietLogger struct{}
+
+func (quietLogger) Infof(format string, args ...any) {}
+
+func (quietLogger) Errorf(format string, args ...any) { pebble.DefaultLogger.Errorf(format, args...) }
+
+func (quietLogger) Fatalf(format string, args ...any) { pebble.DefaultLogger.Fatalf(format, args...) }

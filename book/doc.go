@@ -1,0 +1,18 @@
+// Package book stores exact Connect 4 scores in a Pebble database: the
+// opening book that c4book generates.
+//
+// A book holds the positions of one board size, keyed by depth (stones on
+// the board) and canonical position key, so that a position and its mirror
+// image share one entry and one depth is one contiguous range of keys. Each
+// entry holds the exact score of its position in Pascal Pons' convention
+// (see solver/score.go) and how the score was obtained: solved by a worker,
+// derived from the scores of the position's children, or imported.
+//
+// The byte layout of keys and values is in format.go, the metadata record
+// and the job records in meta.go. Beyond Get and Put the package gives
+// the best moves of a position (moves.go), statistics (stats.go), text
+// import and export (text.go), Pons' .book format (pons.go) and a checker
+// of a book's consistency (verify.go).
+//
+// A Book is safe for concurrent use by several goroutines.
+package book

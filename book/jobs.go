@@ -1,0 +1,96 @@
+package book
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// PutJob stores job j, synced, replacing the job of the same ID. It sets
+// j.Updated to now, and j.Created too when the book does not hold the job
+// yet and j.Created is zero; it returns the job as stored.
+func (b *Book) PutJob(j Job) (Job, error) {
+	if err := b.check(true); err != nil {
+		return Job{}, err
+	}
+	if err := j.validate(b.board); err != nil {
+		return Job{}, err
+	}
+	j.Updated = time.Now().UTC()
+	if j.Created.IsZero() {
+		old, ok, err := b.Job(j.ID)
+		if err != nil {
+			return Job{}, err
+		}
+		j.Created = j.Updated
+		if ok && !old.Created.IsZero() {
+			j.Created = old.Created
+		}
+	}
+	v, err := encodeJob(&j)
+	if err != nil {
+		return Job{}, err
+	}
+	if err := b.db.Set(jobKey(j.ID), v, pebble.Sync); err != nil {
+		return Job{}, err
+	}
+	return j, nil
+}
+
+// Job returns the job of the given ID and whether the book holds it.
+func (b *Book) Job(id string) (Job, bool, error) {
+	if err := b.check(false); err != nil {
+		return Job{}, false, err
+	}
+	k := jobKey(id)
+	v, closer, err := b.db.Get(k)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return Job{}, false, nil
+	}
+	if err != nil {
+		return Job{}, false, err
+	}
+	defer closer.Close()
+	j, err := decodeJob(k, v)
+	if err != nil {
+		return Job{}, false, err
+	}
+	return j, true, nil
+}
+
+// Jobs returns every job of the book, ordered by ID.
+func (b *Book) Jobs() ([]Job, error) {
+	if err := b.check(false); err != nil {
+		return nil, err
+	}
+	lo := []byte{metaPrefix, kindJob}
+	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: []byte{metaPrefix, kindJob + 1}})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var jobs []Job
+	for valid := it.First(); valid; valid = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return nil, fmt.Errorf("at key %s: %w", FormatKey(it.Key()), err)
+		}
+		j, err := decodeJob(it.Key(), v)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, it.Error()
+}
+
+// DeleteJob removes the job of the given ID, synced. Removing a job the
+// book does not hold is not an error.
+func (b *Book) DeleteJob(id string) error {
+	if err := b.check(true); err != nil {
+		return err
+	}
+	return b.db.Delete(jobKey(id), pebble.Sync)
+}

@@ -1,0 +1,158 @@
+package book
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/c4book/c4book/solver"
+)
+
+// # On-disk format of metadata
+//
+// Metadata keys start with metaPrefix (0xFF), then a kind byte. The format
+// is stable, like the one of positions (format.go).
+//
+//	 byte 0  1      2 ...
+//	+------+------+---------------------+
+//	| 0xFF | 'B'  |                     |   the book record (one per book)
+//	+------+------+---------------------+
+//	| 0xFF | 'J'  | job id (1..255 B)   |   one record per generation job
+//	+------+------+---------------------+
+//
+// The book record says what the book is. Its first byte is the book format
+// version, at that place in every version; version 1 has three bytes:
+//
+//	 byte 0           1       2
+//	+----------------+-------+--------+
+//	| FormatVersion  | width | height |
+//	+----------------+-------+--------+
+//
+// A book whose format version is above FormatVersion is refused
+// (ErrNewerFormat); later versions may append fields.
+//
+// A job record is a version byte (jobVersion, 1) followed by the job as a
+// JSON object with the fields of Job (id, root, depth, state, planned,
+// solved, derived, created, updated). Readers ignore fields they do not
+// know, so fields can be added without a new version.
+
+// FormatVersion is the book format version this package writes and the
+// newest it reads.
+const FormatVersion = 1
+
+// Metadata key kinds and record versions; see the diagrams above.
+const (
+	kindBook      = 'B'
+	kindJob       = 'J'
+	bookRecordLen = 3
+	jobVersion    = 1
+	maxJobIDLen   = 255
+)
+
+// bookKey is the key of the book record.
+var bookKey = []byte{metaPrefix, kindBook}
+
+// encodeBookRecord returns the book record of a book of board b.
+func encodeBookRecord(b *solver.Board) []byte {
+	return []byte{FormatVersion, byte(b.Width()), byte(b.Height())}
+}
+
+// decodeBookRecord returns the format version and board of a book record.
+// A version above FormatVersion gives ErrNewerFormat; a record too short or
+// naming an impossible board a *CorruptError.
+func decodeBookRecord(v []byte) (version int, b *solver.Board, err error) {
+	if len(v) == 0 {
+		return 0, nil, &CorruptError{Key: bookKey, Reason: "empty book record"}
+	}
+	version = int(v[0])
+	if version > FormatVersion {
+		return version, nil, fmt.Errorf("%w: format version %d, this program reads up to %d", ErrNewerFormat, version, FormatVersion)
+	}
+	if version < 1 || len(v) != bookRecordLen {
+		return version, nil, &CorruptError{Key: bookKey, Reason: fmt.Sprintf("book record version %d of %d bytes", version, len(v))}
+	}
+	b, err = solver.NewBoard(int(v[1]), int(v[2]))
+	if err != nil {
+		return version, nil, &CorruptError{Key: bookKey, Reason: err.Error()}
+	}
+	return version, b, nil
+}
+
+// JobState is the state of a generation job.
+type JobState string
+
+// Job states, in the order a job goes through them.
+const (
+	JobPlanned JobState = "planned" // enumerated, nothing solved yet
+	JobRunning JobState = "running" // tasks published, results coming in
+	JobDone    JobState = "done"    // every position of the job is in the book
+	JobFailed  JobState = "failed"  // stopped on an error that needs a person
+)
+
+// Job is the spec and the state of one generation job: every position under
+// Root up to Depth stones. A generation coordinator keeps it in the book it
+// fills, so a restarted run knows what it was doing.
+type Job struct {
+	ID      string    `json:"id"`      // unique within the book, 1..255 bytes
+	Root    string    `json:"root"`    // move string of the root position; "" is the empty board
+	Depth   int       `json:"depth"`   // deepest positions of the job, in stones on the board
+	State   JobState  `json:"state"`   // where the job is
+	Planned int64     `json:"planned"` // positions the plan holds
+	Solved  int64     `json:"solved"`  // positions solved by workers and written
+	Derived int64     `json:"derived"` // positions derived from their children and written
+	Created time.Time `json:"created"` // when the job was first stored
+	Updated time.Time `json:"updated"` // when the job was last stored
+	Message string    `json:"message,omitempty"`
+}
+
+// jobKey returns the key of the job record of id.
+func jobKey(id string) []byte {
+	return append([]byte{metaPrefix, kindJob}, id...)
+}
+
+// validate checks the fields PutJob relies on.
+func (j *Job) validate(b *solver.Board) error {
+	if len(j.ID) == 0 || len(j.ID) > maxJobIDLen {
+		return fmt.Errorf("job id %q: must be 1..%d bytes", j.ID, maxJobIDLen)
+	}
+	root, err := b.Parse(j.Root)
+	if err != nil {
+		return fmt.Errorf("job %q: root: %w", j.ID, err)
+	}
+	if j.Depth < root.Moves() || j.Depth > b.Cells() {
+		return fmt.Errorf("job %q: depth %d outside [%d, %d]", j.ID, j.Depth, root.Moves(), b.Cells())
+	}
+	switch j.State {
+	case JobPlanned, JobRunning, JobDone, JobFailed:
+	default:
+		return fmt.Errorf("job %q: unknown state %q", j.ID, j.State)
+	}
+	return nil
+}
+
+// encodeJob returns the job record of j.
+func encodeJob(j *Job) ([]byte, error) {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{jobVersion}, data...), nil
+}
+
+// decodeJob decodes the job record v stored at key k.
+func decodeJob(k, v []byte) (Job, error) {
+	if len(v) == 0 {
+		return Job{}, &CorruptError{Key: k, Reason: "empty job record"}
+	}
+	if v[0] != jobVersion {
+		return Job{}, &CorruptError{Key: k, Reason: fmt.Sprintf("job record version %d, want %d", v[0], jobVersion)}
+	}
+	var j Job
+	if err := json.Unmarshal(v[1:], &j); err != nil {
+		return Job{}, &CorruptError{Key: k, Reason: "job record: " + err.Error()}
+	}
+	if len(k) < 2 || string(k[2:]) != j.ID {
+		return Job{}, &CorruptError{Key: k, Reason: fmt.Sprintf("job record holds id %q", j.ID)}
+	}
+	return j, nil
+}
