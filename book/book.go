@@ -1,6 +1,7 @@
 package book
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -254,6 +255,15 @@ func (b *Book) Close() error {
 		return ErrClosed
 	}
 	return b.db.Close()
+}
+
+// Compact rewrites the whole book into Pebble's bottom level: the smallest
+// it gets on disk, and lookups touch one table. Writes may go on meanwhile.
+func (b *Book) Compact(ctx context.Context) error {
+	if err := b.check(true); err != nil {
+		return err
+	}
+	return b.db.Compact(ctx, []byte{0}, []byte{metaPrefix, metaPrefix}, true)
 }
 
 // check returns an error if the book is closed, or read-only and write is

@@ -1,0 +1,124 @@
+package book
+
+import (
+	"fmt"
+
+	"github.com/c4book/c4book/solver"
+)
+
+// Source says where the score of a move came from.
+type Source uint8
+
+// Sources of move scores.
+const (
+	FromBook   Source = iota + 1 // the child's entry in the book
+	FromSolver                   // the solver, the child not being in the book
+	FromRule                     // the move makes four, or fills the board
+)
+
+// String returns "book", "solver" or "rule".
+func (s Source) String() string {
+	switch s {
+	case FromBook:
+		return "book"
+	case FromSolver:
+		return "solver"
+	case FromRule:
+		return "rule"
+	}
+	return fmt.Sprintf("source(%d)", uint8(s))
+}
+
+// MoveScore is the score of one move of a position: the score of the
+// position if that column is played, from the point of view of the player
+// who plays it.
+type MoveScore struct {
+	Col   int    // 0-based column
+	Score int    // score of the position after playing Col, for its player
+	From  Source // where Score came from
+}
+
+// MoveScores returns the score of every playable column of p: a column
+// that makes four scores WinNowScore; one that fills the board without a
+// four scores 0; any other scores minus its child's score, read from the
+// book or, when the child is not in the book, from s. With a nil solver a
+// child missing from the book is an error wrapping ErrNotInBook. A position
+// whose game is over has no moves: the result is empty.
+func (b *Book) MoveScores(p solver.Position, s *solver.Solver) ([]MoveScore, error) {
+	if err := b.checkBoard(p.Board()); err != nil {
+		return nil, err
+	}
+	if (p.Moves() > 0 && p.LastMoveWon()) || p.IsFull() {
+		return nil, nil
+	}
+	var scores []MoveScore
+	for col := range b.board.Width() {
+		if !p.CanPlay(col) {
+			continue
+		}
+		m, err := b.moveScore(p, col, s)
+		if err != nil {
+			return nil, err
+		}
+		scores = append(scores, m)
+	}
+	return scores, nil
+}
+
+// moveScore returns the score of playing the playable column col of p,
+// a position whose game is not over, from the book, the rules or s.
+func (b *Book) moveScore(p solver.Position, col int, s *solver.Solver) (MoveScore, error) {
+	m, found, err := b.childScore(p, col)
+	if err != nil || found {
+		return m, err
+	}
+	child := p
+	child.Play(col)
+	if s == nil {
+		moves, _ := child.MoveString()
+		return MoveScore{}, fmt.Errorf("%w: child %q (column %d) and no solver given", ErrNotInBook, moves, col+1)
+	}
+	return MoveScore{Col: col, Score: -s.Solve(child), From: FromSolver}, nil
+}
+
+// childScore returns the score of playing the playable column col of p, a
+// position whose game is not over, from the rules or the book, and false
+// if the child is not in the book.
+func (b *Book) childScore(p solver.Position, col int) (MoveScore, bool, error) {
+	if p.IsWinningMove(col) {
+		return MoveScore{Col: col, Score: b.board.WinNowScore(p.Moves()), From: FromRule}, true, nil
+	}
+	child := p
+	child.Play(col)
+	if child.IsFull() {
+		return MoveScore{Col: col, Score: 0, From: FromRule}, true, nil
+	}
+	v, ok, err := b.get(child.Moves(), child.CanonicalKey())
+	if err != nil || !ok {
+		return MoveScore{}, false, err
+	}
+	return MoveScore{Col: col, Score: -v.Score, From: FromBook}, true, nil
+}
+
+// BestMoves returns the columns (0-based, in increasing order) whose
+// scores give p its score, and that score: the highest of MoveScores. A
+// position whose game is over has no best move and is an error.
+func (b *Book) BestMoves(p solver.Position, s *solver.Solver) (cols []int, score int, err error) {
+	scores, err := b.MoveScores(p, s)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(scores) == 0 {
+		return nil, 0, fmt.Errorf("best moves: the game is over\n%v", p)
+	}
+	score = scores[0].Score
+	for _, m := range scores {
+		switch {
+		case m.Score > score:
+			score, cols = m.Score, append(cols[:0], m.Col)
+		case m.Score == score:
+			cols = append(cols, m.Col)
+		}
+	}
+	return cols, score, nil
+}

@@ -1,0 +1,185 @@
+package book
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Text format: one position a line, "moves score", where moves is a move
+// string (1-based column digits, as in Pascal Pons' test sets) and score
+// its exact score in Pons' convention: "4453 -2". The empty board has an
+// empty move string: its line is " score", a space then the score.
+
+// ExportText writes every entry of depths minDepth..maxDepth as a
+// "moves score" line, in key order. The move string is one game reaching
+// the position of the entry's canonical key (solver.Position.MoveString):
+// the position stored or its mirror image, which share the entry and the
+// score. It returns the number of lines written. An entry that cannot
+// be decoded, or whose position no game reaches, ends it with a
+// *CorruptError naming its key.
+func (b *Book) ExportText(w io.Writer, minDepth, maxDepth int) (int64, error) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var n int64
+	var line []byte
+	err := b.scan(minDepth, maxDepth, func(k, v []byte) error {
+		e, err := b.decodeEntry(k, v)
+		if err != nil {
+			return err
+		}
+		p, err := b.board.PositionFromKey(e.Key)
+		if err != nil {
+			return &CorruptError{Key: k, Reason: err.Error()}
+		}
+		moves, ok := p.MoveString()
+		if !ok {
+			return &CorruptError{Key: k, Reason: "no game reaches this position"}
+		}
+		line = append(line[:0], moves...)
+		line = append(line, ' ')
+		line = strconv.AppendInt(line, int64(e.Score), 10)
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, bw.Flush()
+}
+
+// DefaultImportBatch is the default number of entries of one import batch.
+const DefaultImportBatch = 10000
+
+// ImportOptions says how to import a text file. A nil *ImportOptions is
+// valid.
+type ImportOptions struct {
+	// Origin is the origin of the imported entries. The default value is
+	// OriginImported.
+	Origin Origin
+
+	// BatchSize is the number of entries written per synced batch. The
+	// default value is DefaultImportBatch.
+	BatchSize int
+
+	// Errors receives one line per bad input line: its line number, what
+	// is wrong and the line. The default value (nil) discards them.
+	Errors io.Writer
+}
+
+// ImportStats counts what an import read and wrote.
+type ImportStats struct {
+	Lines   int64 // lines read
+	Entries int64 // entries written
+	Skipped int64 // blank lines and comments (lines starting with '#')
+	Bad     int64 // bad lines, reported to ImportOptions.Errors and skipped
+}
+
+// AnyBad reports whether any line was bad.
+func (s ImportStats) AnyBad() bool { return s.Bad > 0 }
+
+// ImportText reads "moves score" lines (see ExportText) and stores each
+// position with its score, in synced batches of opts.BatchSize entries.
+// Blank lines and lines starting with '#' are skipped. A line is bad, and
+// reported with its line number and skipped, if it does not have that
+// form, its moves cannot be played, its game is over, or its score is
+// impossible for its position (outside the range at its depth, or not the
+// score of a win with the next stone when the player to move has one).
+// ImportText returns an error only when reading or writing fails; the
+// entries of the batches written before stay in the book.
+func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error) {
+	var o ImportOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Origin == 0 {
+		o.Origin = OriginImported
+	}
+	if !o.Origin.Valid() {
+		return ImportStats{}, fmt.Errorf("import: invalid %v", o.Origin)
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultImportBatch
+	}
+	if err := b.check(true); err != nil {
+		return ImportStats{}, err
+	}
+	var st ImportStats
+	batch := b.NewBatch()
+	defer batch.Close()
+	commit := func() error {
+		n := batch.Len()
+		if err := batch.Commit(); err != nil {
+			return fmt.Errorf("import: line %d: %w", st.Lines, err)
+		}
+		st.Entries += int64(n)
+		return nil
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		st.Lines++
+		line := sc.Text()
+		if t := strings.TrimSpace(line); t == "" || t[0] == '#' {
+			st.Skipped++
+			continue
+		}
+		e, err := b.parseLine(line, o.Origin)
+		if err == nil {
+			err = batch.Put(e)
+		}
+		if err != nil {
+			st.Bad++
+			if o.Errors != nil {
+				fmt.Fprintf(o.Errors, "line %d: %v: %q\n", st.Lines, err, line)
+			}
+			continue
+		}
+		if batch.Len() >= o.BatchSize {
+			if err := commit(); err != nil {
+				return st, err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return st, fmt.Errorf("import: line %d: %w", st.Lines+1, err)
+	}
+	return st, commit()
+}
+
+// parseLine parses and checks one "moves score" line.
+func (b *Book) parseLine(line string, origin Origin) (Entry, error) {
+	fields := strings.Fields(line)
+	var moves, score string
+	switch {
+	case len(fields) == 2:
+		moves, score = fields[0], fields[1]
+	case len(fields) == 1 && (line[0] == ' ' || line[0] == '\t'):
+		score = fields[0] // the empty board
+	default:
+		return Entry{}, fmt.Errorf("want \"moves score\"")
+	}
+	s, err := strconv.Atoi(score)
+	if err != nil {
+		return Entry{}, fmt.Errorf("score %q is not an integer", score)
+	}
+	p, err := b.board.Parse(moves)
+	if err != nil {
+		return Entry{}, err
+	}
+	if p.Moves() > 0 && p.LastMoveWon() {
+		return Entry{}, fmt.Errorf("the game is over: the last move made four")
+	}
+	if lo, hi := b.board.ScoreRange(p.Moves()); s < lo || s > hi {
+		return Entry{}, fmt.Errorf("score %d outside [%d, %d], the range after %d moves", s, lo, hi, p.Moves())
+	}
+	if win := b.board.WinNowScore(p.Moves()); p.CanWinNext() && s != win {
+		return Entry{}, fmt.Errorf("score %d: the player to move makes four at once, the score is %d", s, win)
+	}
+	return EntryOf(p, Value{Score: s, Origin: origin}), nil
+}
