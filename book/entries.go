@@ -102,8 +102,8 @@ func (b *Book) NewBatch() *Batch {
 // Put adds an entry to the batch. It returns an error, and adds nothing,
 // if the entry does not fit the book's board: a depth above the number of
 // cells, a key that is not the canonical key of a position of that depth,
-// or a score outside the range possible at that depth (from the score of a
-// position just lost to a win with the next stone) or an invalid origin.
+// a score outside the range possible at that depth (see
+// solver.Board.ScoreRange) or an invalid origin.
 func (w *Batch) Put(e Entry) error {
 	if err := w.book.check(true); err != nil {
 		return err
@@ -199,12 +199,9 @@ func (b *Book) entryPosition(depth int, key uint64) (solver.Position, error) {
 }
 
 // scoreBounds returns the lowest and highest score a position of depth
-// stones can have: from a game lost by the last stone played to a win with
-// the next stone.
+// stones can have, from a loss to the opponent's next stone to a win with
+// the next stone (solver.Board.ScoreRange). A book holds no position whose
+// game is over.
 func scoreBounds(b *solver.Board, depth int) (lo, hi int) {
-	lo, hi = b.ScoreRange(depth)
-	if depth > 0 {
-		lo = b.LostScore(depth)
-	}
-	return lo, hi
+	return b.ScoreRange(depth)
 }

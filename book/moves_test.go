@@ -1,0 +1,86 @@
+package book
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/c4book/c4book/solver"
+)
+
+func TestBook_BestMoves(t *testing.T) {
+	bk := newBook(t, board5x4)
+	entries := solvedEntries(t, board5x4, 5)
+	putAll(t, bk, entries)
+	s, err := solver.New(board5x4, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("agrees with Analyze", func(t *testing.T) {
+		for _, e := range entries {
+			p, err := board5x4.PositionFromKey(e.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scores, ok := s.Analyze(p)
+			var want []int
+			best := -1 << 10
+			for col := range scores {
+				if ok[col] && scores[col] > best {
+					best, want = scores[col], []int{col}
+				} else if ok[col] && scores[col] == best {
+					want = append(want, col)
+				}
+			}
+			moves, err := bk.MoveScores(p, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range moves {
+				if !ok[m.Col] || scores[m.Col] != m.Score {
+					t.Fatalf("%v: column %d scores %d from %v, Analyze says %d\n%v", e, m.Col+1, m.Score, m.From, scores[m.Col], p)
+				}
+			}
+			cols, score, err := bk.BestMoves(p, s)
+			if err != nil || score != best || !slices.Equal(cols, want) || score != e.Score {
+				t.Fatalf("%v: BestMoves = %v, %d, %v; want %v, %d\n%v", e, cols, score, err, want, best, p)
+			}
+		}
+	})
+	t.Run("sources", func(t *testing.T) {
+		cases := []struct {
+			moves string
+			from  func(col int) Source
+		}{
+			// Depth 4: the children are in the book.
+			{"1234", func(int) Source { return FromBook }},
+			// Depth 6: column 1 makes four, the other children are
+			// deeper than the book.
+			{"121213", func(col int) Source { return map[bool]Source{true: FromRule, false: FromSolver}[col == 0] }},
+		}
+		for _, c := range cases {
+			moves, err := bk.MoveScores(mustParse(t, board5x4, c.moves), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range moves {
+				if want := c.from(m.Col); m.From != want {
+					t.Errorf("%s: column %d: from %v, want %v", c.moves, m.Col+1, m.From, want)
+				}
+			}
+		}
+	})
+	t.Run("without solver", func(t *testing.T) {
+		if _, _, err := bk.BestMoves(mustParse(t, board5x4, "1234"), nil); err != nil {
+			t.Errorf("BestMoves(depth 4) without solver: %v", err)
+		}
+		if _, _, err := bk.BestMoves(mustParse(t, board5x4, "12345"), nil); !errors.Is(err, ErrNotInBook) {
+			t.Errorf("BestMoves(depth 5) without solver = %v, want ErrNotInBook", err)
+		}
+	})
+	t.Run("game over", func(t *testing.T) {
+		if _, _, err := bk.BestMoves(mustParse(t, board5x4, "1212121"), s); err == nil {
+			t.Error("BestMoves of a won game succeeded")
+		}
+	})
+}

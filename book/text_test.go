@@ -1,0 +1,105 @@
+package book
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestBook_ExportText(t *testing.T) {
+	src := newBook(t, board5x4)
+	entries := solvedEntries(t, board5x4, 6)
+	putAll(t, src, entries)
+	var text bytes.Buffer
+	n, err := src.ExportText(&text, 0, 20)
+	if err != nil || n != int64(len(entries)) {
+		t.Fatalf("ExportText = %d, %v; want %d lines", n, err, len(entries))
+	}
+	first, _, _ := strings.Cut(text.String(), "\n")
+	if want := fmt.Sprintf(" %d", entries[0].Score); first != want {
+		t.Errorf("first line %q, want %q (the empty board)", first, want)
+	}
+
+	t.Run("import round trip", func(t *testing.T) {
+		dst := newBook(t, board5x4)
+		st, err := dst.ImportText(bytes.NewReader(text.Bytes()), &ImportOptions{BatchSize: 77})
+		if err != nil || st.AnyBad() || st.Entries != int64(len(entries)) || st.Lines != int64(len(entries)) {
+			t.Fatalf("ImportText = %+v, %v", st, err)
+		}
+		for _, e := range entries {
+			v, ok, err := dst.GetEntry(e.Depth, e.Key)
+			if err != nil || !ok || v.Score != e.Score || v.Origin != OriginImported {
+				t.Fatalf("%v: imported as %v, %v, %v", e, v, ok, err)
+			}
+		}
+		var again bytes.Buffer
+		if _, err := dst.ExportText(&again, 0, 20); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again.Bytes(), text.Bytes()) {
+			t.Error("export of the imported book differs from the original export")
+		}
+	})
+
+	t.Run("depth range", func(t *testing.T) {
+		var buf bytes.Buffer
+		n, err := src.ExportText(&buf, 3, 3)
+		want := 0
+		for _, e := range entries {
+			if e.Depth == 3 {
+				want++
+			}
+		}
+		if err != nil || n != int64(want) {
+			t.Errorf("ExportText(3, 3) = %d, %v; want %d", n, err, want)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+			if moves, _, _ := strings.Cut(line, " "); len(moves) != 3 {
+				t.Errorf("line %q at depth 3", line)
+			}
+		}
+	})
+}
+
+func TestBook_ImportText(t *testing.T) {
+	bk := newBook(t, board4x4)
+	input := strings.Join([]string{
+		"# a comment",
+		"12 0",         // 2: good (4x4 is a draw)
+		"",             // 3: blank
+		"12",           // 4: no score
+		"12 x",         // 5: score not an integer
+		"15 0",         // 6: column 5 on 4 columns
+		"1111 0",       // 7: good? column 1 four stones
+		"11111 0",      // 8: column full
+		"1212121 -4",   // 9: game over
+		"12 9",         // 10: score out of range
+		"121213 -3",    // 11: player to move wins at once: must be 5
+		"121213 5",     // 12: good
+		"12 0 extra",   // 13: three fields
+		" 0",           // 14: good: the empty board
+		"\t3 0",        // 15: good? leading tab, two fields
+	}, "\n")
+	var msgs bytes.Buffer
+	st, err := bk.ImportText(strings.NewReader(input), &ImportOptions{Errors: &msgs, Origin: OriginSolved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ImportStats{Lines: 15, Entries: 5, Skipped: 2, Bad: 8}
+	if st != want || !st.AnyBad() {
+		t.Errorf("ImportText = %+v, want %+v", st, want)
+	}
+	for _, line := range []int{4, 5, 6, 8, 9, 10, 11, 13} {
+		if !strings.Contains(msgs.String(), fmt.Sprintf("line %d: ", line)) {
+			t.Errorf("no message for line %d", line)
+		}
+	}
+	t.Logf("messages:\n%s", msgs.String())
+	if v, ok, _ := bk.GetMoves("121213"); !ok || v != (Value{Score: 5, Origin: OriginSolved}) {
+		t.Errorf("GetMoves(121213) = %v, %v", v, ok)
+	}
+	if v, ok, _ := bk.GetMoves(""); !ok || v.Score != 0 {
+		t.Errorf("GetMoves(\"\") = %v, %v", v, ok)
+	}
+}
