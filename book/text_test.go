@@ -66,20 +66,20 @@ func TestBook_ImportText(t *testing.T) {
 	bk := newBook(t, board4x4)
 	input := strings.Join([]string{
 		"# a comment",
-		"12 0",         // 2: good (4x4 is a draw)
-		"",             // 3: blank
-		"12",           // 4: no score
-		"12 x",         // 5: score not an integer
-		"15 0",         // 6: column 5 on 4 columns
-		"1111 0",       // 7: good? column 1 four stones
-		"11111 0",      // 8: column full
-		"1212121 -4",   // 9: game over
-		"12 9",         // 10: score out of range
-		"121213 -3",    // 11: player to move wins at once: must be 5
-		"121213 5",     // 12: good
-		"12 0 extra",   // 13: three fields
-		" 0",           // 14: good: the empty board
-		"\t3 0",        // 15: good? leading tab, two fields
+		"12 0",       // 2: good (4x4 is a draw)
+		"",           // 3: blank
+		"12",         // 4: no score
+		"12 x",       // 5: score not an integer
+		"15 0",       // 6: column 5 on 4 columns
+		"1111 0",     // 7: good? column 1 four stones
+		"11111 0",    // 8: column full
+		"1212121 -4", // 9: game over
+		"12 9",       // 10: score out of range
+		"121213 -3",  // 11: player to move wins at once: must be 5
+		"121213 5",   // 12: good
+		"12 0 extra", // 13: three fields
+		" 0",         // 14: good: the empty board
+		"\t3 0",      // 15: good? leading tab, two fields
 	}, "\n")
 	var msgs bytes.Buffer
 	st, err := bk.ImportText(strings.NewReader(input), &ImportOptions{Errors: &msgs, Origin: OriginSolved})
