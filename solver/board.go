@@ -37,7 +37,7 @@ type Board struct {
 	stride        uint   // bits per column: height + 1
 	bottom        uint64 // bit 0 of every column
 	full          uint64 // every cell of the board, no sentinels
-	evenRows      uint64 // cells of rows 0, 2, 4, ... (1st, 3rd, 5th row from the bottom)
+	oddRows       uint64 // cells of rows 1, 3, 5, ... counting from 1 at the bottom
 	order         []int  // columns, center first: the default move order
 }
 
@@ -62,7 +62,7 @@ func NewBoard(width, height int) (*Board, error) {
 		b.bottom |= 1 << shift
 		b.full |= column << shift
 		for r := 0; r < height; r += 2 {
-			b.evenRows |= 1 << (shift + uint(r))
+			b.oddRows |= 1 << (shift + uint(r))
 		}
 	}
 	// Center first, then alternately left and right of it: 3 2 4 1 5 0 6

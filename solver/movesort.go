@@ -1,10 +1,29 @@
 package solver
 
+import "math/bits"
+
 // Move ordering. Alpha-beta cuts the most when the best move is searched
 // first, so the moves of a position are searched in the order of a cheap
-// guess of their strength: the move the table remembers as best, then the
-// moves creating the most threats (empty cells that would make four), the
+// guess of their strength: the move the table remembers as best first,
+// then the moves that leave their player the most useful threats, the
 // center columns first among equals.
+//
+// A threat is an empty cell that would make four. A threat directly above
+// an opponent's threat is useless: whoever plays below it lets the
+// opponent win, so it is never played while the threat below stands.
+// Counting only useful threats orders better than counting them all
+// (fewer nodes on every reference set).
+
+// ttMoveScore is the score of the table's best move, above any threat
+// count.
+const ttMoveScore = 1 << 10
+
+// moveScore returns the ordering score of the move that led to child,
+// given the threats of the player who made it.
+func moveScore(child *Position, threats uint64) int {
+	theirs := child.board.winningCells(child.current, child.mask)
+	return bits.OnesCount64(threats &^ (theirs << 1))
+}
 
 // moveList is a list of moves kept sorted by score, highest first; among
 // equal scores the one added first comes first. It holds at most one move a

@@ -159,8 +159,12 @@ func (p *Position) opponentWinningCells() uint64 {
 // opponent's four is never played. Precondition: the player to move cannot
 // win at once.
 func (p *Position) nonLosingMoves() uint64 {
+	return p.nonLosingMovesGiven(p.opponentWinningCells())
+}
+
+// nonLosingMovesGiven is nonLosingMoves given the opponent's winning cells.
+func (p *Position) nonLosingMovesGiven(threats uint64) uint64 {
 	possible := p.possible()
-	threats := p.opponentWinningCells()
 	if forced := possible & threats; forced != 0 {
 		if forced&(forced-1) != 0 {
 			return 0 // two playable fours: one of them will be made

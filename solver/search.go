@@ -1,7 +1,5 @@
 package solver
 
-import "math/bits"
-
 // Solver finds the exact score of positions of one board. It keeps its
 // transposition table between calls, so solving related positions one
 // after another gets faster. A Solver is not safe for concurrent use.
@@ -30,8 +28,8 @@ func (s *Solver) Board() *Board { return s.board }
 // Table returns the solver's transposition table.
 func (s *Solver) Table() *Table { return s.table }
 
-// Nodes returns the number of positions searched since the solver was made
-// or ResetNodes was called.
+// Nodes returns the number of positions searched (calls of the search
+// function) since the solver was made or ResetNodes was called.
 func (s *Solver) Nodes() uint64 { return s.nodes }
 
 // ResetNodes sets the node count to zero.
@@ -58,11 +56,12 @@ func (s *Solver) SolveWeak(p Position) int {
 }
 
 // Analyze returns the score of each column of p: the score of p if that
-// column is played, or ok false for a column that cannot be played.
+// column is played, and ok false for a column that cannot be played (a
+// full column, or any column once the game is over).
 func (s *Solver) Analyze(p Position) (scores []int, ok []bool) {
 	scores = make([]int, s.board.width)
 	ok = make([]bool, s.board.width)
-	if p.LastMoveWon() && p.moves > 0 {
+	if p.moves > 0 && p.LastMoveWon() {
 		return scores, ok
 	}
 	for col := range s.board.width {
@@ -96,9 +95,12 @@ func (s *Solver) terminalScore(p *Position) (int, bool) {
 }
 
 // solveWindow finds the score of p, known to lie in [lo, hi], by null-window
-// searches that each halve the interval, trying scores nearer 0 first:
-// those searches are the cheapest. p is not over and its player to move
-// cannot win at once.
+// searches that narrow the interval. Each asks whether the score is above
+// a value med; the search fails soft, so its answer often moves a bound
+// past med. med is the middle of the interval pulled halfway towards the
+// bound farther from 0: far from the true score, a null-window search is
+// cheap, and extreme scores are rarer than scores near 0. Precondition: p
+// is not over and its player to move cannot make four at once.
 func (s *Solver) solveWindow(p Position, lo, hi int) int {
 	for lo < hi {
 		med := lo + (hi-lo)/2
@@ -107,7 +109,6 @@ func (s *Solver) solveWindow(p Position, lo, hi int) int {
 		} else if med >= 0 && hi/2 > med {
 			med = hi / 2
 		}
-		// Is the score above med?
 		if r := s.negamax(p, med, med+1); r <= med {
 			hi = r
 		} else {
@@ -116,6 +117,11 @@ func (s *Solver) solveWindow(p Position, lo, hi int) int {
 	}
 	return lo
 }
+
+// etcMaxMoves is the number of stones up to which the search probes the
+// table for every child before searching any (enhanced transposition
+// cutoff). Deeper, the probes cost more memory traffic than they save.
+const etcMaxMoves = 64
 
 // negamax returns the score v of p searched in the window (alpha, beta),
 // fail-soft:
@@ -138,16 +144,16 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 		// Both remaining stones are played without a four.
 		return 0
 	}
-	// The opponent cannot win with their next stone: the score is at least
-	// a loss to their stone after that.
-	if lo := -(b.Cells() - 2 - p.moves) / 2; alpha < lo {
+
+	// Bounds known without a search: the window shrinks to them.
+	lo, hi := s.staticBounds(&p)
+	if alpha < lo {
 		alpha = lo
 		if alpha >= beta {
 			return alpha
 		}
 	}
-	// We cannot win with this stone either.
-	if hi := (b.Cells() - 1 - p.moves) / 2; beta > hi {
+	if beta > hi {
 		beta = hi
 		if alpha >= beta {
 			return beta
@@ -174,22 +180,45 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 			}
 		}
 	}
-	alphaOrig := alpha
 
+	// Look at every move before searching any: one may win for sure, or a
+	// child's table entry may already cut.
 	var list moveList
 	ttMove := e.move()
+	etc := p.moves <= etcMaxMoves
 	for _, col := range b.order {
 		move := next & b.columnMask(col)
 		if move == 0 {
 			continue
 		}
-		score := bits.OnesCount64(b.winningCells(p.current|move, p.mask|move))
+		child := p
+		child.playMove(move)
+		threats := child.opponentWinningCells() // ours, after the move
+		if child.nonLosingMovesGiven(threats) == 0 {
+			// The opponent cannot stop our four next move: the best
+			// score p can have.
+			return (b.Cells() - 1 - p.moves) / 2
+		}
+		if etc {
+			ce := s.table.get(child.Key())
+			if bd := ce.bound(); bd == Upper || bd == Exact {
+				if v := -ce.score(); v > alpha {
+					alpha = v
+					if alpha >= beta {
+						return alpha
+					}
+				}
+			}
+		}
+		score := moveScore(&child, threats)
 		if col == ttMove {
-			score = 1 << 10
+			score = ttMoveScore
 		}
 		list.add(move, score)
 	}
 
+	alphaOrig := alpha
+	nodesBefore := s.nodes
 	best, bestMove := -1<<10, -1
 	for i := 0; i < list.n; i++ {
 		child := p
@@ -198,18 +227,74 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 		if v > best {
 			best, bestMove = v, b.columnOf(list.moves[i])
 			if v >= beta {
-				s.table.put(key, v, Lower, bestMove)
+				s.table.put(key, v, Lower, bestMove, s.nodes-nodesBefore)
 				return v
 			}
-			if v > alpha {
-				alpha = v
-			}
+			alpha = max(alpha, v)
 		}
 	}
+	bound := Exact
 	if best <= alphaOrig {
-		s.table.put(key, best, Upper, bestMove)
-	} else {
-		s.table.put(key, best, Exact, bestMove)
+		bound = Upper
 	}
+	s.table.put(key, best, bound, bestMove, s.nodes-nodesBefore)
 	return best
+}
+
+// staticBounds returns bounds on the score of p found without a search:
+//
+//   - The opponent cannot make four with their next stone (p has a
+//     non-losing move), so p scores at least a loss to their stone after.
+//   - p's player cannot make four with this stone (a precondition of the
+//     search), so p scores at most a win with their next stone.
+//   - A player who cannot make four even with every empty cell cannot win.
+//   - The evens strategy (see evensBound).
+//
+// Precondition: p is not over, p's player cannot make four at once and has
+// a non-losing move.
+func (s *Solver) staticBounds(p *Position) (lo, hi int) {
+	b := s.board
+	lo = -(b.Cells() - 2 - p.moves) / 2
+	hi = (b.Cells() - 1 - p.moves) / 2
+	empty := b.full &^ p.mask
+	if !b.hasFour(p.current | empty) {
+		hi = min(hi, 0)
+	}
+	if !b.hasFour(p.current ^ p.mask | empty) {
+		lo = max(lo, 0)
+	}
+	if b.height%2 == 0 && p.moves%2 == 0 {
+		hi = min(hi, s.evensBound(p))
+	}
+	return lo, hi
+}
+
+// evensBound returns an upper bound on the score of p from the evens
+// strategy of the opponent, or a bound too high to matter when the
+// strategy does not apply. The board has an even number of rows and an
+// even number of stones, so the player to move, X, is the first player.
+//
+// The opponent, O, can answer every move of X so that after O's reply every
+// column holds an even number of stones: when X plays in a column of even
+// height, O plays on top of it; when X plays in a column of odd height, O
+// plays in another column of odd height (there is one: the number of
+// columns of odd height is even, as the number of stones is). Played this
+// way, O gets every empty cell of an even row (counting rows from 1 at the
+// bottom), except perhaps the lowest empty cell of a column of odd height,
+// and X gets at most the other empty cells. If X's possible cells then
+// hold no four, X never makes four: X cannot win, and if O's sure cells
+// hold a four, O wins.
+func (s *Solver) evensBound(p *Position) int {
+	b := s.board
+	empty := b.full &^ p.mask
+	evenRows := b.full &^ b.oddRows
+	theirs := p.current ^ p.mask | empty&evenRows&^p.possible()
+	mine := b.full &^ theirs
+	switch {
+	case b.hasFour(mine):
+		return b.Cells()
+	case b.hasFour(theirs):
+		return -1
+	}
+	return 0
 }

@@ -22,45 +22,51 @@ const (
 // later search, so a Table can stay warm across the positions a Solver
 // solves.
 //
-// # Entry layout
+// # Layout
 //
-// One uint64 an entry, one entry a slot, slot index key mod size, size a
-// prime. An entry stores only the key's low 48 bits: with the index, that
-// is the key modulo size and modulo 2^48, which by the Chinese remainder
-// theorem identifies any key below size * 2^48, so lookups never confuse
-// two positions (NewTable checks the size is large enough for the board).
+// The table is an array of buckets of two entries (16 bytes, so a bucket
+// never straddles a cache line), a prime number of buckets; a position's
+// bucket is its key modulo the number of buckets. An entry stores only the
+// key's low 46 bits: with the bucket index, that is the key modulo the
+// number of buckets and modulo 2^46, which by the Chinese remainder theorem
+// identifies any key below buckets * 2^46, so lookups never confuse two
+// positions (NewTable checks the table is large enough for the board).
 //
-//	 63                                         16 15   12 11 10 9       3 2  0
-//	+---------------------------------------------+-------+-----+---------+----+
-//	|          key mod 2^48 (partial key)         | move  |bound|  score  | -- |
-//	+---------------------------------------------+-------+-----+---------+----+
+//	 63                                   18 17    14 13 12 11       5 4      0
+//	+---------------------------------------+--------+-----+---------+--------+
+//	|        key mod 2^46 (partial key)     |  move  |bound|  score  |  work  |
+//	+---------------------------------------+--------+-----+---------+--------+
 //	move:  best column + 1 found by the search, 0 if none
-//	bound: NoBound (empty), Upper, Lower or Exact
+//	bound: NoBound (empty entry), Upper, Lower or Exact
 //	score: the score in table form (see toTableScore)
+//	work:  log2 of the number of nodes the search of the position took
 //
-// Replacement: a new entry always replaces the slot's old one; the newest
-// result is the one most likely to be needed again.
+// Replacement: a position already in its bucket is updated in place.
+// Otherwise the new entry takes the first slot if it cost at least as much
+// work as the entry there, which then moves to the second slot; if not, it
+// takes the second slot. The first slot keeps the results that were
+// expensive to get, the second the most recent ones.
 type Table struct {
-	slots []uint64
-	size  uint64 // len(slots), a prime
+	slots   []uint64 // 2 entries a bucket
+	buckets uint64   // len(slots)/2, a prime
 }
 
 // Entry fields: see the layout above.
 const (
-	entryScoreShift = 3
+	entryWorkBits   = 5
+	entryScoreShift = entryWorkBits
 	entryBoundShift = entryScoreShift + scoreBits
 	entryMoveShift  = entryBoundShift + 2
-	entryKeyShift   = 16
+	entryKeyShift   = entryMoveShift + 4
 	entryKeyBits    = 64 - entryKeyShift
 
+	entryWorkMask  = 1<<entryWorkBits - 1
 	entryScoreMask = 1<<scoreBits - 1
 	entryBoundMask = 1<<2 - 1
 	entryMoveMask  = 1<<4 - 1
 	entryKeyMask   = 1<<entryKeyBits - 1
+	entryDataMask  = 1<<entryKeyShift - 1
 )
-
-// Compile-time check that the fields do not overlap.
-var _ [entryKeyShift - (entryMoveShift + 4)]struct{}
 
 // MinTableBytes is the smallest table NewTable accepts.
 const MinTableBytes = 1 << 10
@@ -70,35 +76,36 @@ const MinTableBytes = 1 << 10
 const DefaultTableBytes = 64 << 20
 
 // NewTable returns an empty table of at most bytes bytes for positions of
-// board b: the largest prime number of entries that fits. It returns an
+// board b: the largest prime number of buckets that fits. It returns an
 // error if bytes is below MinTableBytes or too small for the partial keys
 // to identify b's positions.
 func NewTable(b *Board, bytes int64) (*Table, error) {
 	if bytes < MinTableBytes {
 		return nil, fmt.Errorf("table size %d bytes: must be at least %d", bytes, MinTableBytes)
 	}
-	size := prevPrime(uint64(bytes / 8))
-	// CRT: size * 2^entryKeyBits must exceed every key.
-	if need := b.KeyBits() - entryKeyBits; need > 0 && bits.Len64(size) <= need {
-		return nil, fmt.Errorf("table size %d bytes: board %v needs at least %d bytes", bytes, b, 16<<uint(need))
+	buckets := prevPrime(uint64(bytes / 16))
+	// CRT: buckets * 2^entryKeyBits must exceed every key.
+	if need := b.KeyBits() - entryKeyBits; need > 0 && bits.Len64(buckets) <= need {
+		return nil, fmt.Errorf("table size %d bytes: board %v needs at least %d bytes", bytes, b, 32<<uint(need))
 	}
-	return &Table{slots: make([]uint64, size), size: size}, nil
+	return &Table{slots: allocSlots(int(2 * buckets)), buckets: buckets}, nil
 }
 
 // Entries is the number of entries the table holds.
-func (t *Table) Entries() int { return int(t.size) }
+func (t *Table) Entries() int { return len(t.slots) }
 
 // Bytes is the memory the table's entries take.
-func (t *Table) Bytes() int64 { return int64(t.size) * 8 }
+func (t *Table) Bytes() int64 { return int64(len(t.slots)) * 8 }
 
 // Clear empties the table.
 func (t *Table) Clear() { clear(t.slots) }
 
-// tableEntry is one decoded entry.
+// tableEntry is one entry; see the layout above.
 type tableEntry uint64
 
 func (e tableEntry) bound() Bound { return Bound(e >> entryBoundShift & entryBoundMask) }
 func (e tableEntry) score() int   { return fromTableScore(uint64(e >> entryScoreShift & entryScoreMask)) }
+func (e tableEntry) work() int    { return int(e & entryWorkMask) }
 
 // move returns the best column stored, or -1.
 func (e tableEntry) move() int { return int(e>>entryMoveShift&entryMoveMask) - 1 }
@@ -106,20 +113,37 @@ func (e tableEntry) move() int { return int(e>>entryMoveShift&entryMoveMask) - 1
 // get returns the entry of the position with key key, or an entry with
 // bound NoBound if the table does not hold it.
 func (t *Table) get(key uint64) tableEntry {
-	e := t.slots[key%t.size]
-	if e>>entryKeyShift != key&entryKeyMask {
-		return 0
+	i := key % t.buckets * 2
+	tag := key & entryKeyMask
+	if e := t.slots[i]; e>>entryKeyShift == tag {
+		return tableEntry(e)
 	}
-	return tableEntry(e)
+	if e := t.slots[i+1]; e>>entryKeyShift == tag {
+		return tableEntry(e)
+	}
+	return 0
 }
 
-// put stores a bound on the score of the position with key key and the
-// best column found (-1 for none).
-func (t *Table) put(key uint64, score int, bound Bound, move int) {
-	t.slots[key%t.size] = key<<entryKeyShift |
+// put stores a bound on the score of the position with key key, the best
+// column found (-1 for none) and the number of nodes its search took.
+func (t *Table) put(key uint64, score int, bound Bound, move int, nodes uint64) {
+	work := min(bits.Len64(nodes), entryWorkMask)
+	e := (key&entryKeyMask)<<entryKeyShift |
 		uint64(move+1)<<entryMoveShift |
 		uint64(bound)<<entryBoundShift |
-		toTableScore(score)<<entryScoreShift
+		toTableScore(score)<<entryScoreShift |
+		uint64(work)
+	i := key % t.buckets * 2
+	first := tableEntry(t.slots[i])
+	switch {
+	case uint64(first)>>entryKeyShift == e>>entryKeyShift:
+		t.slots[i] = e
+	case work >= first.work():
+		t.slots[i+1] = uint64(first)
+		t.slots[i] = e
+	default:
+		t.slots[i+1] = e
+	}
 }
 
 // prevPrime returns the largest prime at most n (n >= 2).

@@ -1,0 +1,135 @@
+package solver
+
+import (
+	"testing"
+)
+
+// signaturePositions are a fixed sample of positions of Pons' reference
+// sets, easy to hard, with their scores.
+var signaturePositions = []struct {
+	moves string
+	score int
+}{
+	{"2252576253462244111563365343671351441", -1},
+	{"7422341735647741166133573473242566", 1},
+	{"5554224333234511764415115", 4},
+	{"52753311433677442422121", 8},
+	{"274552224131661", 0},
+	{"5455174361263362", -1},
+	{"2531276566711153", 2},
+	{"6614446666373154", -4},
+	{"32164625", 11},
+	{"6146", 18},
+	{"243335424257", 12},
+	{"5512243243536", 13},
+	{"32751571231557", -3},
+	{"335662333565", -2},
+	{"2416615552", 4},
+}
+
+// nodeSignature is the number of nodes the search takes on
+// signaturePositions, each solved with a cleared table of signatureTable
+// bytes. Any change to the search that changes it changes the search:
+// update it on purpose, and quote it in the commit message ("Nodes: N").
+const (
+	nodeSignature  = 1362202
+	signatureTable = 16 << 20
+)
+
+func TestSolver_nodeSignature(t *testing.T) {
+	s, err := New(Standard, signatureTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes uint64
+	for _, c := range signaturePositions {
+		p, err := Standard.Parse(c.moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Table().Clear()
+		s.ResetNodes()
+		if got := s.Solve(p); got != c.score {
+			t.Errorf("Solve(%s) = %d, want %d", c.moves, got, c.score)
+		}
+		nodes += s.Nodes()
+	}
+	if nodes != nodeSignature {
+		t.Errorf("node signature %d, want %d: the search changed; if on purpose, update nodeSignature", nodes, nodeSignature)
+	}
+}
+
+// TestSolver_properties checks what holds of every position: a position and
+// its mirror have the same score, Solve is the best of Analyze, SolveWeak
+// is the sign of Solve, and a warm table gives the same scores as a cold
+// one.
+func TestSolver_properties(t *testing.T) {
+	warm, _ := New(Standard, 8<<20)
+	cold, _ := New(Standard, 8<<20)
+	var positions []string
+	for _, set := range []struct {
+		name string
+		n    int
+	}{{"Test_L3_R1", 30}, {"Test_L2_R1", 30}, {"Test_L2_R2", 10}} {
+		for _, c := range readRefSet(t, set.name, set.n) {
+			positions = append(positions, c.moves)
+		}
+	}
+	for _, moves := range positions {
+		p, err := Standard.Parse(moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cold.Table().Clear()
+		score := cold.Solve(p)
+		if m := warm.Solve(p.Mirror()); m != score {
+			t.Errorf("%s: score %d, mirror %d", moves, score, m)
+		}
+		if w := warm.SolveWeak(p); w != Outcome(score) {
+			t.Errorf("%s: SolveWeak %d, Solve %d", moves, w, score)
+		}
+		scores, ok := warm.Analyze(p)
+		best := -1000
+		for col := range scores {
+			if ok[col] != p.CanPlay(col) {
+				t.Errorf("%s: column %d playable %v, Analyze says %v", moves, col+1, p.CanPlay(col), ok[col])
+			}
+			if ok[col] {
+				best = max(best, scores[col])
+			}
+		}
+		if best != score {
+			t.Errorf("%s: Solve %d, best of Analyze %d (%v)", moves, score, best, scores)
+		}
+	}
+}
+
+func TestSolver_terminalPositions(t *testing.T) {
+	s, _ := New(Standard, MinTableBytes<<4)
+	for _, tc := range []struct {
+		moves string
+		score int
+	}{
+		{"1212121", -18},  // lost: the opponent's 4th stone made four
+		{"1122334", -18},  // same, horizontally
+		{"121212", 18},    // wins with the next stone, its 4th
+		{"12123252", -18}, // lost to the second player's 4th stone
+	} {
+		p, err := Standard.Parse(tc.moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Solve(p); got != tc.score {
+			t.Errorf("Solve(%s) = %d, want %d", tc.moves, got, tc.score)
+		}
+	}
+	// A full board is a draw.
+	full, err := MustBoard(4, 4).Parse("1234123443214321")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s4, _ := New(MustBoard(4, 4), MinTableBytes)
+	if got := s4.Solve(full); !full.IsFull() || got != 0 {
+		t.Errorf("full board: Solve = %d, IsFull %v", got, full.IsFull())
+	}
+}
