@@ -127,7 +127,11 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 		}
 		e, err := b.decodeEntry(k, v)
 		if err != nil {
-			report(Problem{Key: append([]byte(nil), k...), Check: "corrupt", Detail: err.Error()})
+			detail := err.Error()
+			if ce, ok := errors.AsType[*CorruptError](err); ok {
+				detail = ce.Reason
+			}
+			report(Problem{Key: append([]byte(nil), k...), Check: "corrupt", Detail: detail})
 			return nil
 		}
 		p, _ := b.board.PositionFromKey(e.Key) // valid: decodeEntry checked it

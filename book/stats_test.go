@@ -1,0 +1,57 @@
+package book
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBook_Stats(t *testing.T) {
+	bk, entries := derivedBook(t, filepath.Join(t.TempDir(), "book"))
+	if _, err := bk.PutJob(Job{ID: "j", Depth: 6, State: JobDone}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := bk.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDepth := map[int]int64{}
+	for _, e := range entries {
+		perDepth[e.Depth]++
+	}
+	if st.Entries != int64(len(entries)) || len(st.Depths) != 7 || st.Jobs != 1 || st.Board != "5x4" {
+		t.Errorf("stats %+v", st)
+	}
+	for _, d := range st.Depths {
+		if d.Entries != perDepth[d.Depth] {
+			t.Errorf("depth %d: %d entries, want %d", d.Depth, d.Entries, perDepth[d.Depth])
+		}
+	}
+	if st.ByOrigin[OriginSolved] != perDepth[6] || st.ByOrigin[OriginDerived] != st.Entries-perDepth[6] || st.ByOrigin[OriginImported] != 0 {
+		t.Errorf("by origin %v", st.ByOrigin)
+	}
+	if st.DiskBytes == 0 {
+		t.Error("no bytes on disk")
+	}
+	var out bytes.Buffer
+	if err := st.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", out.String())
+	if !strings.Contains(out.String(), "board 5x4") || strings.Count(out.String(), "\n") != 11 {
+		t.Errorf("WriteText:\n%s", out.String())
+	}
+
+	if err := bk.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st, err = bk.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("after compaction: %d tables bytes, %.2f bytes/entry", st.TableBytes, float64(st.TableBytes)/float64(st.Entries))
+	if st.TableBytes == 0 {
+		t.Error("no table bytes after compaction")
+	}
+}
