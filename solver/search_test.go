@@ -133,3 +133,29 @@ func TestSolver_terminalPositions(t *testing.T) {
 		t.Errorf("full board: Solve = %d, IsFull %v", got, full.IsFull())
 	}
 }
+
+// BenchmarkSolver_Solve solves the signature positions, each with a cleared
+// table; the search must not allocate.
+func BenchmarkSolver_Solve(b *testing.B) {
+	s, err := New(Standard, signatureTable)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var positions []Position
+	for _, c := range signaturePositions {
+		p, err := Standard.Parse(c.moves)
+		if err != nil {
+			b.Fatal(err)
+		}
+		positions = append(positions, p)
+	}
+	b.ReportAllocs()
+	s.ResetNodes()
+	for b.Loop() {
+		for _, p := range positions {
+			s.Table().Clear()
+			s.Solve(p)
+		}
+	}
+	b.ReportMetric(float64(s.Nodes())/b.Elapsed().Seconds(), "nodes/s")
+}

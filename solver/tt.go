@@ -88,7 +88,9 @@ func NewTable(b *Board, bytes int64) (*Table, error) {
 	if need := b.KeyBits() - entryKeyBits; need > 0 && bits.Len64(buckets) <= need {
 		return nil, fmt.Errorf("table size %d bytes: board %v needs at least %d bytes", bytes, b, 32<<uint(need))
 	}
-	return &Table{slots: allocSlots(int(2 * buckets)), buckets: buckets}, nil
+	t := &Table{buckets: buckets}
+	t.slots = allocSlots(t, int(2*buckets))
+	return t, nil
 }
 
 // Entries is the number of entries the table holds.

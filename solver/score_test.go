@@ -1,0 +1,50 @@
+package solver
+
+import "testing"
+
+func TestTableScore_roundTrip(t *testing.T) {
+	for score := -32; score <= 32; score++ {
+		field := toTableScore(score)
+		if field >= 1<<scoreBits {
+			t.Fatalf("score %d: field %d does not fit %d bits", score, field, scoreBits)
+		}
+		if got := fromTableScore(field); got != score {
+			t.Errorf("fromTableScore(toTableScore(%d)) = %d", score, got)
+		}
+	}
+}
+
+func TestBoard_scores(t *testing.T) {
+	b := Standard
+	// Pons' convention on 7x6: the fastest win, with the 4th stone, is 18.
+	if got := b.WinNowScore(6); got != 18 {
+		t.Errorf("WinNowScore(6) = %d, want 18", got)
+	}
+	if got := b.WinNowScore(41); got != 1 {
+		t.Errorf("WinNowScore(41) = %d, want 1 (win with the last stone)", got)
+	}
+	for moves := 1; moves <= b.Cells(); moves++ {
+		if b.LostScore(moves) != -b.WinNowScore(moves-1) {
+			t.Errorf("LostScore(%d) is not minus the winner's score", moves)
+		}
+	}
+	for moves := 0; moves < b.Cells(); moves++ {
+		lo, hi := b.ScoreRange(moves)
+		if lo > 0 || hi < 0 && moves < b.Cells() {
+			t.Errorf("ScoreRange(%d) = [%d, %d] excludes a draw", moves, lo, hi)
+		}
+		if next := moves + 1; next < b.Cells() {
+			// After a move, the opponent's range is the negation of a
+			// subset of ours.
+			clo, chi := b.ScoreRange(next)
+			if -chi < lo || -clo > hi {
+				t.Errorf("ScoreRange(%d) = [%d, %d] does not hold the child's [%d, %d] negated", moves, lo, hi, clo, chi)
+			}
+		}
+	}
+	for score, want := range map[int]int{-5: -1, 0: 0, 3: 1} {
+		if got := Outcome(score); got != want {
+			t.Errorf("Outcome(%d) = %d, want %d", score, got, want)
+		}
+	}
+}
