@@ -7,6 +7,27 @@ type Solver struct {
 	board *Board
 	table *Table
 	nodes uint64
+
+	oracle         Oracle // exact scores of some positions, or nil
+	oracleMaxMoves int    // ask the oracle about positions with at most this many stones
+}
+
+// Oracle knows the exact score of some positions: an opening book, say.
+type Oracle interface {
+	// Score returns the exact score of p and true, or false if it does not
+	// know p. p is not over.
+	Score(p *Position) (int, bool)
+}
+
+// SetOracle makes the solver ask o for the score of every position with at
+// most maxMoves stones it meets, before searching it. A nil o removes the
+// oracle. Scores the oracle gives are trusted: a wrong one makes Solve
+// wrong.
+func (s *Solver) SetOracle(o Oracle, maxMoves int) {
+	s.oracle, s.oracleMaxMoves = o, maxMoves
+	if o == nil {
+		s.oracleMaxMoves = -1
+	}
 }
 
 // New returns a solver for board b with a transposition table of at most
@@ -19,7 +40,7 @@ func New(b *Board, tableBytes int64) (*Solver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Solver{board: b, table: t}, nil
+	return &Solver{board: b, table: t, oracleMaxMoves: -1}, nil
 }
 
 // Board returns the board the solver plays on.
@@ -42,6 +63,9 @@ func (s *Solver) Solve(p Position) int {
 	if v, ok := s.terminalScore(&p); ok {
 		return v
 	}
+	if v, ok := s.askOracle(&p); ok {
+		return v
+	}
 	lo, hi := s.board.ScoreRange(p.moves)
 	return s.solveWindow(p, lo, hi)
 }
@@ -50,6 +74,9 @@ func (s *Solver) Solve(p Position) int {
 // a loss. It is faster than Solve: it only tells the outcome.
 func (s *Solver) SolveWeak(p Position) int {
 	if v, ok := s.terminalScore(&p); ok {
+		return Outcome(v)
+	}
+	if v, ok := s.askOracle(&p); ok {
 		return Outcome(v)
 	}
 	return Outcome(s.solveWindow(p, -1, 1))
@@ -94,6 +121,15 @@ func (s *Solver) terminalScore(p *Position) (int, bool) {
 	return 0, false
 }
 
+// askOracle returns the oracle's score of p, if p is shallow enough to ask
+// and the oracle knows it.
+func (s *Solver) askOracle(p *Position) (int, bool) {
+	if p.moves > s.oracleMaxMoves {
+		return 0, false
+	}
+	return s.oracle.Score(p)
+}
+
 // solveWindow finds the score of p, known to lie in [lo, hi], by null-window
 // searches that narrow the interval. Each asks whether the score is above
 // a value med; the search fails soft, so its answer often moves a bound
@@ -134,6 +170,9 @@ const etcMaxMoves = 64
 // make four at once.
 func (s *Solver) negamax(p Position, alpha, beta int) int {
 	s.nodes++
+	if v, ok := s.askOracle(&p); ok {
+		return v
+	}
 	b := s.board
 	next := p.nonLosingMoves()
 	if next == 0 {

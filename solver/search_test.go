@@ -159,3 +159,49 @@ func BenchmarkSolver_Solve(b *testing.B) {
 	}
 	b.ReportMetric(float64(s.Nodes())/b.Elapsed().Seconds(), "nodes/s")
 }
+
+// mapOracle knows the scores of the positions in it, by key.
+type mapOracle struct {
+	scores map[uint64]int
+	asked  int
+}
+
+func (o *mapOracle) Score(p *Position) (int, bool) {
+	o.asked++
+	v, ok := o.scores[p.Key()]
+	return v, ok
+}
+
+func TestSolver_SetOracle(t *testing.T) {
+	b := MustBoard(5, 4)
+	s, _ := New(b, 1<<20)
+	// Exact scores of every position with 3 stones.
+	o := &mapOracle{scores: map[uint64]int{}}
+	for _, moves := range []string{"111", "123", "333", "345", "512", "221", "543", "132"} {
+		p, _ := b.Parse(moves)
+		o.scores[p.Key()] = s.Solve(p)
+	}
+	root, _ := b.Parse("33")
+	want := s.Solve(root)
+
+	fresh, _ := New(b, 1<<20)
+	fresh.SetOracle(o, 3)
+	fresh.ResetNodes()
+	if got := fresh.Solve(root); got != want {
+		t.Errorf("with oracle: Solve = %d, want %d", got, want)
+	}
+	if o.asked == 0 {
+		t.Errorf("oracle never asked")
+	}
+	// The oracle's word is final: a planted score shows in the answer.
+	p, _ := b.Parse("345")
+	o.scores[p.Key()] = 7
+	if got := fresh.Solve(p); got != 7 {
+		t.Errorf("Solve of a position the oracle knows = %d, want its score 7", got)
+	}
+	fresh.SetOracle(nil, 0)
+	fresh.Table().Clear()
+	if got := fresh.Solve(p); got == 7 {
+		t.Errorf("oracle still asked after SetOracle(nil)")
+	}
+}

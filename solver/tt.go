@@ -49,6 +49,8 @@ const (
 type Table struct {
 	slots   []uint64 // 2 entries a bucket
 	buckets uint64   // len(slots)/2, a prime
+	mHi     uint64   // mHi:mLo = ceil(2^128 / buckets), for bucket
+	mLo     uint64
 }
 
 // Entry fields: see the layout above.
@@ -89,6 +91,14 @@ func NewTable(b *Board, bytes int64) (*Table, error) {
 		return nil, fmt.Errorf("table size %d bytes: board %v needs at least %d bytes", bytes, b, 32<<uint(need))
 	}
 	t := &Table{buckets: buckets}
+	// ceil(2^128 / d) = floor((2^128 - 1) / d) + 1 for d not a power of 2.
+	var rem uint64
+	t.mHi, rem = bits.Div64(0, ^uint64(0), buckets)
+	t.mLo, _ = bits.Div64(rem, ^uint64(0), buckets)
+	t.mLo++
+	if t.mLo == 0 {
+		t.mHi++
+	}
 	t.slots = allocSlots(t, int(2*buckets))
 	return t, nil
 }
@@ -112,10 +122,27 @@ func (e tableEntry) work() int    { return int(e & entryWorkMask) }
 // move returns the best column stored, or -1.
 func (e tableEntry) move() int { return int(e>>entryMoveShift&entryMoveMask) - 1 }
 
+// bucket returns the index in slots of the first entry of key's bucket:
+// 2 * (key mod buckets). A 64-bit division takes tens of cycles; this is
+// Lemire's remainder by multiplication (Lemire, Kaser and Kurz, "Faster
+// remainder by direct computation", 2019): with M = ceil(2^128 / d), the
+// remainder of n by d is the high 64 bits of ((M * n) mod 2^128) * d, exact
+// for every 64-bit n and d.
+func (t *Table) bucket(key uint64) uint64 {
+	// low = (M * key) mod 2^128
+	hi, lowLo := bits.Mul64(t.mLo, key)
+	lowHi := t.mHi*key + hi
+	// (low * buckets) >> 128
+	c1, _ := bits.Mul64(lowLo, t.buckets)
+	h2, l2 := bits.Mul64(lowHi, t.buckets)
+	_, carry := bits.Add64(l2, c1, 0)
+	return (h2 + carry) * 2
+}
+
 // get returns the entry of the position with key key, or an entry with
 // bound NoBound if the table does not hold it.
 func (t *Table) get(key uint64) tableEntry {
-	i := key % t.buckets * 2
+	i := t.bucket(key)
 	tag := key & entryKeyMask
 	if e := t.slots[i]; e>>entryKeyShift == tag {
 		return tableEntry(e)
@@ -135,7 +162,7 @@ func (t *Table) put(key uint64, score int, bound Bound, move int, nodes uint64) 
 		uint64(bound)<<entryBoundShift |
 		toTableScore(score)<<entryScoreShift |
 		uint64(work)
-	i := key % t.buckets * 2
+	i := t.bucket(key)
 	first := tableEntry(t.slots[i])
 	switch {
 	case uint64(first)>>entryKeyShift == e>>entryKeyShift:

@@ -93,3 +93,21 @@ func BenchmarkTable_put(b *testing.B) {
 		tab.put(i*0x9E3779B97F4A7C15>>15, 1, Exact, 3, 100)
 	}
 }
+
+func TestTable_bucket(t *testing.T) {
+	for _, bytes := range []int64{MinTableBytes, 1 << 20, 64 << 20, 1 << 30} {
+		tab, err := NewTable(Standard, bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := []uint64{0, 1, tab.buckets - 1, tab.buckets, tab.buckets + 1, 1<<49 - 1, ^uint64(0), ^uint64(0) - tab.buckets}
+		for i := uint64(0); i < 100000; i++ {
+			keys = append(keys, i*0x9E3779B97F4A7C15)
+		}
+		for _, k := range keys {
+			if got, want := tab.bucket(k), k%tab.buckets*2; got != want {
+				t.Fatalf("%d buckets: bucket(%d) = %d, want %d", tab.buckets, k, got, want)
+			}
+		}
+	}
+}
