@@ -27,6 +27,10 @@ const (
 	DefaultCacheBytes = 256 << 20
 	// DefaultMemTableBytes is the default Pebble memtable size.
 	DefaultMemTableBytes = 64 << 20
+
+	// memTableReserve is the number of memtables Pebble may count against
+	// the block cache at once: two in use, one kept for reuse.
+	memTableReserve = 3
 )
 
 // Options says how to open a book. A nil *Options is valid: it opens an
@@ -45,8 +49,10 @@ type Options struct {
 	// Writes then fail with ErrReadOnly. The default value is false.
 	ReadOnly bool
 
-	// CacheBytes is the size of the block cache. Lookups are fast when the
-	// cache holds the book's hot blocks. The default value is
+	// CacheBytes is the size of the block cache for the book's data.
+	// Lookups are fast when the cache holds the book's hot blocks. Pebble
+	// also counts its memtables against the cache; the cache made is
+	// larger by that room (three memtables). The default value is
 	// DefaultCacheBytes.
 	CacheBytes int64
 
@@ -213,7 +219,10 @@ func create(path string, o *Options) (*Book, error) {
 func (o *Options) openPebble(path string, readOnly, create bool) (*pebble.DB, error) {
 	po := o.pebbleOptions(readOnly)
 	po.ErrorIfExists = create
-	po.Cache = pebble.NewCache(o.CacheBytes)
+	// Pebble counts its memtables (up to two in use and one kept for
+	// reuse) against the block cache; without room for them a cache no
+	// larger than the memtables caches nothing.
+	po.Cache = pebble.NewCache(o.CacheBytes + memTableReserve*o.MemTableBytes)
 	// The DB takes its own reference to the cache; ours is dropped so that
 	// the cache is freed when the DB closes.
 	defer po.Cache.Unref()

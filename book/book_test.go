@@ -228,3 +228,26 @@ func TestBook_Close(t *testing.T) {
 		t.Errorf("second Close = %v, want ErrClosed", err)
 	}
 }
+
+// TestOpen_cache checks that lookups hit the block cache: Pebble counts its
+// memtables against the cache, which must have room for them besides the
+// data.
+func TestOpen_cache(t *testing.T) {
+	bk := newBook(t, board5x4)
+	entries := solvedEntries(t, board5x4, 6)
+	putAll(t, bk, entries)
+	if err := bk.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		for _, e := range entries {
+			if _, ok, err := bk.GetEntry(e.Depth, e.Key); !ok || err != nil {
+				t.Fatalf("GetEntry(%v) = %v, %v", e, ok, err)
+			}
+		}
+	}
+	m := bk.db.Metrics().BlockCache
+	if m.Hits < int64(len(entries)) {
+		t.Errorf("block cache: %+v, want at least %d hits", m, len(entries))
+	}
+}
