@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/c4book/c4book/solver"
+)
+
+const solveLong = `Print the score of positions.
+
+With MOVES arguments, solve each. With none, read positions from standard
+input, one a line: "moves" or "moves score" (the score is ignored, so Pons'
+test sets can be piped in). Blank lines are skipped. The empty board is
+written "-" (or given as the argument "").
+
+Each answer is a line "moves score", written as soon as it is found. The
+transposition table stays warm from one position to the next.
+
+A line that is not a position is reported on standard error with its
+number; the other lines are still answered and the command fails at the
+end.`
+
+const solveExample = `  c4book solve 4453
+  c4book solve -a 444444
+  c4book solve < Test_L3_R1 | diff - Test_L3_R1`
+
+// newSolveCommand builds "c4book solve".
+func newSolveCommand(a *app) *cobra.Command {
+	var weak, analyze bool
+	cmd := &cobra.Command{
+		Use:     "solve [-w | -a] [--tt-size SIZE] [MOVES...]",
+		Short:   "Print the exact score of positions",
+		Long:    solveLong,
+		Example: solveExample,
+		Args:    checkArgs(cobra.ArbitraryArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if weak && analyze {
+				return newUsageError(cmd, errors.New("-w (--weak) and -a (--analyze) cannot be used together"))
+			}
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			s, err := newSolver(cfg)
+			if err != nil {
+				return err
+			}
+			r := &solveRun{s: s, weak: weak, analyze: analyze, out: bufio.NewWriter(a.stdout), stderr: a.stderr}
+			if len(args) > 0 {
+				return r.solveArgs(cmd.Context(), args)
+			}
+			return r.solveLines(cmd.Context(), a.stdin)
+		},
+	}
+	cmd.Flags().BoolVarP(&weak, "weak", "w", false, "print the weak score: 1 win, 0 draw, -1 loss")
+	cmd.Flags().BoolVarP(&analyze, "analyze", "a", false, "print the score of each column, -1000 for a column that cannot be played")
+	addTTSizeFlag(cmd.Flags())
+	return cmd
+}
+
+// solveRun is one run of "c4book solve".
+type solveRun struct {
+	s             *solver.Solver
+	weak, analyze bool
+	out           *bufio.Writer
+	stderr        io.Writer
+	bad           int // inputs that are not positions
+}
+
+// solveArgs answers each argument.
+func (r *solveRun) solveArgs(ctx context.Context, args []string) error {
+	for i, moves := range args {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		p, err := parsePosition(r.s.Board(), moves)
+		if err != nil {
+			r.bad++
+			fmt.Fprintf(r.stderr, "argument %d: %v\n", i+1, err)
+			continue
+		}
+		if err := r.answer(displayMoves(moves), p); err != nil {
+			return err
+		}
+	}
+	return r.result(len(args), "arguments")
+}
+
+// solveLines answers each line of in.
+func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
+	lines, readErr := readLines(ctx, in)
+	n := 0
+	for {
+		var l textLine
+		var ok bool
+		select {
+		case l, ok = <-lines:
+		case <-ctx.Done():
+			return errInterrupted
+		}
+		if !ok {
+			break
+		}
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		n++
+		pl, err := parsePositionLine(r.s.Board(), l.num, l.text)
+		if err != nil {
+			r.bad++
+			fmt.Fprintf(r.stderr, "line %d: %v\n", l.num, err)
+			continue
+		}
+		if err := r.answer(pl.moves, pl.pos); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	if *readErr != nil {
+		return *readErr
+	}
+	return r.result(n, "lines")
+}
+
+// answer writes the line answering position p, written moves, and flushes
+// it: the solver is far slower than a write, and a long run shows its
+// results as they come.
+func (r *solveRun) answer(moves string, p solver.Position) error {
+	switch {
+	case r.analyze:
+		scores, ok := r.s.Analyze(p)
+		r.out.WriteString(moves)
+		for col, v := range scores {
+			if !ok[col] {
+				v = unplayable
+			}
+			fmt.Fprintf(r.out, " %d", v)
+		}
+		r.out.WriteByte('\n')
+	case r.weak:
+		fmt.Fprintf(r.out, "%s %d\n", moves, r.s.SolveWeak(p))
+	default:
+		fmt.Fprintf(r.out, "%s %d\n", moves, r.s.Solve(p))
+	}
+	return r.out.Flush()
+}
+
+// unplayable is the score printed for a column that cannot be played, as
+// Pons' solver prints it.
+const unplayable = -1000
+
+// result is the error of a run over n inputs (of what), or nil if all
+// were positions.
+func (r *solveRun) result(n int, what string) error {
+	if r.bad > 0 {
+		return fmt.Errorf("%d of %d %s are not positions (see the messages above)", r.bad, n, what)
+	}
+	return nil
+}
