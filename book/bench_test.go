@@ -18,8 +18,8 @@ import (
 // at each depth (the win-now score where the player to move makes four at
 // once). Real scores are more skewed, so they compress at least as well.
 //
-//	go test -run '^$' -bench . -benchtime 2x ./book/      (import, size)
-//	go test -run '^$' -bench Get -benchtime 2000000x ./book/
+//	go test -run '^$' -bench ImportText -benchtime 3x ./book/    (import rate, size)
+//	go test -run '^$' -bench Get -benchtime 2000000x ./book/     (lookups)
 
 // benchEntries is the size of the benchmark book.
 const benchEntries = 1_000_000

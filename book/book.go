@@ -231,9 +231,10 @@ func (o *Options) openPebble(path string, readOnly, create bool) (*pebble.DB, er
 
 // pebbleOptions returns the Pebble options of a book, without a cache.
 //
-// Books are written in large sorted batches and read by point lookups, and
-// their bottom level holds almost all the data: it is compressed with zstd
-// (DBCompressionGood), the upper levels with the fastest codec.
+// Books are written in large batches and read by point lookups, and their
+// bottom level holds almost all the data: it is compressed with zstd
+// (DBCompressionGood), the upper levels with the fastest codec. Compact
+// makes sure every table is rewritten into the bottom level.
 func (o *Options) pebbleOptions(readOnly bool) *pebble.Options {
 	po := &pebble.Options{
 		FormatMajorVersion: pebbleFormat,
@@ -267,9 +268,50 @@ func (b *Book) Close() error {
 }
 
 // Compact rewrites the whole book into Pebble's bottom level: the smallest
-// it gets on disk, and lookups touch one table. Writes may go on meanwhile.
+// it gets on disk (zstd, and sequence numbers zeroed), and lookups touch
+// one table. Writes may go on meanwhile.
+//
+// Pebble compacts a table into a deeper level by moving the file when no
+// other table overlaps it, as happens to a book written through one
+// memtable: the table would keep its sequence numbers and the codec of
+// level 0. So Compact flushes the memtable, then writes the first position
+// and the book record again, with their own values, and flushes them: that
+// small table overlaps every other, and the compaction rewrites them all.
 func (b *Book) Compact(ctx context.Context) error {
 	if err := b.check(true); err != nil {
+		return err
+	}
+	if err := b.db.Flush(); err != nil {
+		return err
+	}
+	batch := b.db.NewBatch()
+	defer batch.Close()
+	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: []byte{0}, UpperBound: []byte{metaPrefix}})
+	if err != nil {
+		return err
+	}
+	if it.First() {
+		err = batch.Set(it.Key(), it.Value(), nil)
+	}
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	record, closer, err := b.db.Get(bookKey)
+	if err != nil {
+		return fmt.Errorf("compact: book record: %w", err)
+	}
+	err = batch.Set(bookKey, record, nil)
+	closer.Close()
+	if err != nil {
+		return err
+	}
+	if err := batch.Commit(pebble.Sync); err != nil {
+		return err
+	}
+	if err := b.db.Flush(); err != nil {
 		return err
 	}
 	return b.db.Compact(ctx, []byte{0}, []byte{metaPrefix, metaPrefix}, true)

@@ -54,4 +54,13 @@ func TestBook_Stats(t *testing.T) {
 	if st.TableBytes == 0 {
 		t.Error("no table bytes after compaction")
 	}
+	levels, err := bk.db.SSTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l, tables := range levels[:len(levels)-1] {
+		if len(tables) != 0 {
+			t.Errorf("level %d holds %d tables after Compact", l, len(tables))
+		}
+	}
 }
