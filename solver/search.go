@@ -255,6 +255,14 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 		}
 		list.add(move, score)
 	}
+	// No move wins for sure with our next stone, so the best p can score
+	// is a win with the stone after.
+	if hi2 := (b.Cells() - 3 - p.moves) / 2; beta > hi2 {
+		beta = hi2
+		if alpha >= beta {
+			return beta
+		}
+	}
 
 	alphaOrig := alpha
 	nodesBefore := s.nodes

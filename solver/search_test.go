@@ -32,7 +32,7 @@ var signaturePositions = []struct {
 // bytes. Any change to the search that changes it changes the search:
 // update it on purpose, and quote it in the commit message ("Nodes: N").
 const (
-	nodeSignature  = 1362202
+	nodeSignature  = 1147966
 	signatureTable = 16 << 20
 )
 
