@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -258,4 +260,21 @@ func sign(score int) int {
 		return -1
 	}
 	return 0
+}
+
+func TestSolve_interrupted(t *testing.T) {
+	isolateEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{{"solve"}, {"solve", quickPosition}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := runContext(t, ctx, quickPosition+"\n", args...)
+			if !errors.Is(r.err, errInterrupted) {
+				t.Errorf("error %v, want errInterrupted", r.err)
+			}
+			if code := exitCode(r.err); code != 130 {
+				t.Errorf("exit code %d, want 130", code)
+			}
+		})
+	}
 }

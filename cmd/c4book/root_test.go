@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestRun_help(t *testing.T) {
+	isolateEnv(t)
+	for _, args := range [][]string{nil, {"--help"}, {"help"}} {
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			r := run(t, "", args...)
+			wantOK(t, r)
+			for _, want := range []string{"c4book builds exact Connect 4 opening books", "solve", "bench", "--config", "--width", "C4BOOK_"} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("help does not mention %q:\n%s", want, r.stdout)
+				}
+			}
+		})
+	}
+	t.Run("solve --help", func(t *testing.T) {
+		r := run(t, "", "solve", "--help")
+		wantOK(t, r)
+		for _, want := range []string{"--weak", "--analyze", "--tt-size", "--width", `"-"`} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("solve help does not mention %q:\n%s", want, r.stdout)
+			}
+		}
+	})
+}
+
+func TestRun_usageErrors(t *testing.T) {
+	isolateEnv(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"slove"}, `unknown command "slove" (did you mean solve?)`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"solve", "--nope"}, "unknown flag: --nope"},
+		{[]string{"bench", "--limit", "many", "f"}, `invalid argument "many"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := run(t, "", c.args...)
+			wantErr(t, r, c.want, "--help' for usage")
+			if code := exitCode(r.err); code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+		})
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{errors.New("boom"), 1},
+		{&usageError{cmd: "c4book", err: errors.New("bad flag")}, 2},
+		{fmt.Errorf("solve: %w", errInterrupted), 130},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.err), func(t *testing.T) {
+			if got := exitCode(c.err); got != c.want {
+				t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.want)
+			}
+		})
+	}
+}
