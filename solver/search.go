@@ -1,5 +1,10 @@
 package solver
 
+import (
+	"context"
+	"sync/atomic"
+)
+
 // Solver finds the exact score of positions of one board. It keeps its
 // transposition table between calls, so solving related positions one
 // after another gets faster. A Solver is not safe for concurrent use.
@@ -10,7 +15,14 @@ type Solver struct {
 
 	oracle         Oracle // exact scores of some positions, or nil
 	oracleMaxMoves int    // ask the oracle about positions with at most this many stones
+
+	stopRequested atomic.Bool // set by another goroutine to stop the search
+	stopped       bool        // the search is unwinding: results are void
 }
+
+// stopPollNodes is how often, in nodes, the search checks whether it was
+// asked to stop: a few hundred microseconds.
+const stopPollNodes = 1 << 12
 
 // Oracle knows the exact score of some positions: an opening book, say.
 type Oracle interface {
@@ -68,6 +80,25 @@ func (s *Solver) Solve(p Position) int {
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
 	return s.solveWindow(p, lo, hi)
+}
+
+// SolveContext is Solve that gives up when ctx is done, returning ctx's
+// error. A search stopped this way leaves the table as valid as before:
+// only finished searches store their results.
+func (s *Solver) SolveContext(ctx context.Context, p Position) (int, error) {
+	s.stopRequested.Store(false)
+	s.stopped = false
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	release := context.AfterFunc(ctx, func() { s.stopRequested.Store(true) })
+	v := s.Solve(p)
+	release()
+	if s.stopped {
+		s.stopped = false
+		return 0, ctx.Err()
+	}
+	return v, nil
 }
 
 // SolveWeak returns 1 if the player to move wins p, 0 for a draw and -1 for
@@ -145,7 +176,11 @@ func (s *Solver) solveWindow(p Position, lo, hi int) int {
 		} else if med >= 0 && hi/2 > med {
 			med = hi / 2
 		}
-		if r := s.negamax(p, med, med+1); r <= med {
+		r := s.negamax(p, med, med+1)
+		if s.stopped {
+			return 0
+		}
+		if r <= med {
 			hi = r
 		} else {
 			lo = r
@@ -170,6 +205,12 @@ const etcMaxMoves = 64
 // make four at once.
 func (s *Solver) negamax(p Position, alpha, beta int) int {
 	s.nodes++
+	if s.nodes%stopPollNodes == 0 && s.stopRequested.Load() {
+		s.stopped = true
+	}
+	if s.stopped {
+		return 0
+	}
 	if v, ok := s.askOracle(&p); ok {
 		return v
 	}
@@ -271,6 +312,9 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 		child := p
 		child.playMove(list.moves[i])
 		v := -s.negamax(child, -beta, -alpha)
+		if s.stopped {
+			return 0 // void: nothing may be stored
+		}
 		if v > best {
 			best, bestMove = v, b.columnOf(list.moves[i])
 			if v >= beta {

@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"context"
 	"testing"
+	"time"
 )
 
 // signaturePositions are a fixed sample of positions of Pons' reference
@@ -203,5 +205,24 @@ func TestSolver_SetOracle(t *testing.T) {
 	fresh.Table().Clear()
 	if got := fresh.Solve(p); got == 7 {
 		t.Errorf("oracle still asked after SetOracle(nil)")
+	}
+}
+
+func TestSolver_SolveContext(t *testing.T) {
+	s, _ := New(Standard, 16<<20)
+	// The empty board takes minutes: without the stop, this test would
+	// run into the test binary's timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := s.SolveContext(ctx, Standard.NewPosition()); err != context.DeadlineExceeded {
+		t.Fatalf("SolveContext = %v, want %v", err, context.DeadlineExceeded)
+	}
+	// The table is still sound, and the solver usable.
+	for _, c := range signaturePositions[:8] {
+		p, _ := Standard.Parse(c.moves)
+		v, err := s.SolveContext(context.Background(), p)
+		if err != nil || v != c.score {
+			t.Errorf("after a stop: SolveContext(%s) = %d, %v; want %d", c.moves, v, err, c.score)
+		}
 	}
 }
