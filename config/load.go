@@ -43,7 +43,8 @@ type Source struct {
 // command line. It returns an error if the file cannot be read or parsed,
 // holds a key that is not a configuration key, or if a value is malformed
 // or invalid (see Validate); a bad value's error names the key, the value,
-// what is allowed and where the value came from.
+// what is allowed and where the value came from. Each bad value is an
+// *Error, joined with errors.Join.
 //
 // Each call uses its own viper instance, so the flags bound are exactly
 // those of src: nothing is shared between commands or calls.
@@ -80,7 +81,10 @@ func Load(src Source) (Config, error) {
 			errs = l.withSources(err)
 		}
 	}
-	return cfg, errors.Join(errs...)
+	if len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	return cfg, nil
 }
 
 // loader is the state of one Load.

@@ -169,9 +169,7 @@ func readBenchFile(b *solver.Board, file string, limit int, stderr io.Writer) (c
 func benchFile(ctx context.Context, s *solver.Solver, file string, cases []benchCase, opts benchOptions, stderr io.Writer) benchResult {
 	res := benchResult{Set: filepath.Base(file), File: file, Warm: opts.warm}
 	start, lastProgress := time.Now(), time.Now()
-	if !opts.warm {
-		s.Table().Clear()
-	}
+	s.Table().Clear() // each file starts cold, --warm or not
 	for _, c := range cases {
 		if ctx.Err() != nil {
 			res.Interrupted = true

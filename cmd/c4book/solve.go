@@ -27,7 +27,8 @@ number; the other lines are still answered and the command fails at the
 end.`
 
 const solveExample = `  c4book solve 4453
-  c4book solve -a 444444
+  c4book solve -a 4453
+  c4book solve -w 4453 2252576253462244111563365343671351441
   c4book solve < Test_L3_R1 | diff - Test_L3_R1`
 
 // newSolveCommand builds "c4book solve".
