@@ -86,7 +86,7 @@ func (r *solveRun) solveArgs(ctx context.Context, args []string) error {
 			fmt.Fprintf(r.stderr, "argument %d: %v\n", i+1, err)
 			continue
 		}
-		if err := r.answer(displayMoves(moves), p); err != nil {
+		if err := r.answer(ctx, displayMoves(moves), p); err != nil {
 			return err
 		}
 	}
@@ -118,7 +118,7 @@ func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
 			fmt.Fprintf(r.stderr, "line %d: %v\n", l.num, err)
 			continue
 		}
-		if err := r.answer(pl.moves, pl.pos); err != nil {
+		if err := r.answer(ctx, pl.moves, pl.pos); err != nil {
 			return err
 		}
 	}
@@ -133,8 +133,9 @@ func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
 
 // answer writes the line answering position p, written moves, and flushes
 // it: the solver is far slower than a write, and a long run shows its
-// results as they come.
-func (r *solveRun) answer(moves string, p solver.Position) error {
+// results as they come. An exact solve stops when ctx ends
+// (errInterrupted); -w and -a finish the position first.
+func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) error {
 	switch {
 	case r.analyze:
 		scores, ok := r.s.Analyze(p)
@@ -149,7 +150,11 @@ func (r *solveRun) answer(moves string, p solver.Position) error {
 	case r.weak:
 		fmt.Fprintf(r.out, "%s %d\n", moves, r.s.SolveWeak(p))
 	default:
-		fmt.Fprintf(r.out, "%s %d\n", moves, r.s.Solve(p))
+		v, err := r.s.SolveContext(ctx, p)
+		if err != nil {
+			return errInterrupted
+		}
+		fmt.Fprintf(r.out, "%s %d\n", moves, v)
 	}
 	return r.out.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // refInput returns the first lines of two easy reference sets.
@@ -266,6 +267,16 @@ func TestSolve_interrupted(t *testing.T) {
 	isolateEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	t.Run("during a search", func(t *testing.T) {
+		// "4" takes far longer than the test to solve: the search must
+		// stop when the context ends.
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		r := runContext(t, ctx, "", "solve", "4")
+		if !errors.Is(r.err, errInterrupted) || r.stdout != "" {
+			t.Errorf("error %v, stdout %q; want errInterrupted and no answer", r.err, r.stdout)
+		}
+	})
 	for _, args := range [][]string{{"solve"}, {"solve", quickPosition}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			r := runContext(t, ctx, quickPosition+"\n", args...)
