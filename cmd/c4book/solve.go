@@ -56,6 +56,9 @@ func newSolveCommand(a *app) *cobra.Command {
 			if len(args) > 0 {
 				return r.solveArgs(cmd.Context(), args)
 			}
+			if isTerminal(a.stdin) {
+				fmt.Fprintln(a.stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
+			}
 			return r.solveLines(cmd.Context(), a.stdin)
 		},
 	}
