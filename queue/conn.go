@@ -1,0 +1,305 @@
+package queue
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Options says how to connect to a NATS server.
+type Options struct {
+	// URL is the server, or servers separated by commas: "nats://host:4222",
+	// "tls://host:4222". Credentials may be in the URL
+	// ("nats://token@host:4222").
+	URL string
+	// Name names the client in the server's monitoring ("c4book worker
+	// host-3"). The default value is "c4book".
+	Name string
+	// Creds is a credentials file (JWT and NKey seed), nats.creds.
+	Creds string
+	// Token is an authentication token, nats.token.
+	Token string
+	// User and Password authenticate by name, nats.user and nats.password.
+	User, Password string
+	// TLSCert and TLSKey are a client certificate and its key (PEM), for
+	// servers that verify clients. TLSCA is the authority to trust for the
+	// server's certificate; the default is the system's roots.
+	TLSCert, TLSKey, TLSCA string
+	// ReconnectWait is the pause between reconnection attempts after the
+	// connection is lost. A lost connection is retried forever. The default
+	// value is 2 seconds.
+	ReconnectWait time.Duration
+	// Logger receives disconnections, reconnections and asynchronous errors
+	// (slow consumers). The default value (nil) discards them.
+	Logger *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	defaultName          = "c4book"
+	defaultReconnectWait = 2 * time.Second
+	defaultConnectWait   = 10 * time.Second // Connect without a ctx deadline
+	drainTimeout         = 30 * time.Second // Close waits this long for in-flight messages
+
+	// asyncMaxPending caps the jetstream client's async publishes; the
+	// publishers of this package keep fewer in flight, so the client never
+	// stalls them.
+	asyncMaxPending = 4096
+	// asyncAckTimeout fails an async publish whose ack never comes (a
+	// connection lost for good), instead of waiting forever.
+	asyncAckTimeout = 30 * time.Second
+)
+
+// Conn is a connection to NATS with JetStream. It is safe for concurrent
+// use. Close it when done.
+type Conn struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	log    *slog.Logger
+	closed chan struct{} // closed by nats.go once the connection is closed
+
+	mu      sync.Mutex
+	streams map[string]jetstream.Stream // bound streams, by name
+	kv      jetstream.KeyValue          // the status bucket, once bound
+}
+
+// Connect connects to the server at o.URL. A lost connection is retried
+// forever, but the first connection is not: an unreachable server, a TLS
+// failure or refused credentials fail at once, the last with an error
+// wrapping ErrAuth. ctx bounds the wait for the first connection (10
+// seconds without a deadline).
+func Connect(ctx context.Context, o Options) (*Conn, error) {
+	if o.URL == "" {
+		return nil, fmt.Errorf("%w: connect: no URL (nats.url)", ErrInvalidOptions)
+	}
+	return connect(ctx, o)
+}
+
+// connect connects with o and any extra nats options (an in-process
+// server).
+func connect(ctx context.Context, o Options, extra ...nats.Option) (*Conn, error) {
+	c := &Conn{log: o.Logger, closed: make(chan struct{}), streams: map[string]jetstream.Stream{}}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	opts, err := c.natsOptions(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, extra...)
+
+	type dialed struct {
+		nc  *nats.Conn
+		err error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		nc, err := nats.Connect(o.URL, opts...)
+		done <- dialed{nc, err}
+	}()
+	var d dialed
+	select {
+	case d = <-done:
+	case <-ctx.Done():
+		go func() { // close the connection if it comes after all
+			if d := <-done; d.nc != nil {
+				d.nc.Close()
+			}
+		}()
+		return nil, fmt.Errorf("queue: connect to %s: %w", redact(o.URL), ctx.Err())
+	}
+	if d.err != nil {
+		return nil, connectError(o, d.err)
+	}
+	c.nc = d.nc
+	c.js, err = jetstream.New(c.nc,
+		jetstream.WithPublishAsyncMaxPending(asyncMaxPending),
+		jetstream.WithPublishAsyncTimeout(asyncAckTimeout))
+	if err != nil {
+		c.nc.Close()
+		return nil, fmt.Errorf("queue: jetstream: %w", err)
+	}
+	return c, nil
+}
+
+// natsOptions translates o, wiring the connection events to c's logger.
+func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error) {
+	name := o.Name
+	if name == "" {
+		name = defaultName
+	}
+	wait := o.ReconnectWait
+	if wait <= 0 {
+		wait = defaultReconnectWait
+	}
+	timeout := defaultConnectWait
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = max(time.Until(dl), time.Millisecond)
+	}
+	opts := []nats.Option{
+		nats.Name(name),
+		nats.Timeout(timeout),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(wait),
+		// The first connection fails fast: a wrong credential or address
+		// is an error at once, not an endless retry.
+		nats.RetryOnFailedConnect(false),
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			c.log.Warn("nats: disconnected", "client", name, "err", err)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			c.log.Info("nats: reconnected", "client", name, "url", nc.ConnectedUrlRedacted(), "reconnects", nc.Stats().Reconnects)
+		}),
+		nats.ClosedHandler(func(nc *nats.Conn) {
+			if err := nc.LastError(); err != nil {
+				c.log.Warn("nats: connection closed", "client", name, "err", err)
+			} else {
+				c.log.Debug("nats: connection closed", "client", name)
+			}
+			close(c.closed)
+		}),
+		nats.ErrorHandler(func(nc *nats.Conn, sub *nats.Subscription, err error) {
+			subject := ""
+			if sub != nil {
+				subject = sub.Subject
+			}
+			c.log.Warn("nats: asynchronous error", "client", name, "subject", subject, "err", err)
+		}),
+	}
+	switch {
+	case o.Creds != "":
+		opts = append(opts, nats.UserCredentials(o.Creds))
+	case o.Token != "":
+		opts = append(opts, nats.Token(o.Token))
+	case o.User != "":
+		opts = append(opts, nats.UserInfo(o.User, o.Password))
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return nil, fmt.Errorf("%w: connect: nats.tls.cert and nats.tls.key go together", ErrInvalidOptions)
+	}
+	if o.TLSCert != "" {
+		opts = append(opts, nats.ClientCert(o.TLSCert, o.TLSKey))
+	}
+	if o.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(o.TLSCA))
+	}
+	return opts, nil
+}
+
+// connectError explains a failed first connection.
+func connectError(o Options, err error) error {
+	url := redact(o.URL)
+	if url == "" {
+		url = "in-process server"
+	}
+	var unknownCA x509.UnknownAuthorityError
+	var badHost x509.HostnameError
+	switch {
+	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired), errors.Is(err, nats.ErrAuthRevoked):
+		return fmt.Errorf("%w: check nats.token / nats.user / nats.creds (connecting to %s)", ErrAuth, url)
+	case errors.As(err, &unknownCA), errors.As(err, &badHost):
+		return fmt.Errorf("queue: connect to %s: TLS: %w (check nats.tls.ca and the server's certificate)", url, err)
+	}
+	return fmt.Errorf("queue: connect to %s: %w", url, err)
+}
+
+// redact hides the credentials in a URL list for messages.
+func redact(urls string) string {
+	if urls == "" {
+		return ""
+	}
+	out := ""
+	for i, u := range splitURLs(urls) {
+		if i > 0 {
+			out += ","
+		}
+		out += redactOne(u)
+	}
+	return out
+}
+
+// Close drains the connection (subscriptions stop, pending publishes are
+// flushed) and waits until it is closed. Closing a closed Conn is a no-op.
+func (c *Conn) Close() error {
+	if c.nc.IsClosed() {
+		return nil
+	}
+	err := c.nc.Drain()
+	if err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+		c.nc.Close()
+		return fmt.Errorf("queue: close: %w", err)
+	}
+	select {
+	case <-c.closed:
+	case <-time.After(drainTimeout + 5*time.Second):
+		c.nc.Close()
+	}
+	return nil
+}
+
+// ConnectedURL returns the URL of the server the connection is on, with
+// credentials hidden, or "" while disconnected.
+func (c *Conn) ConnectedURL() string { return c.nc.ConnectedUrlRedacted() }
+
+// stream returns the named stream, bound once and kept.
+func (c *Conn) stream(ctx context.Context, name string) (jetstream.Stream, error) {
+	c.mu.Lock()
+	s, ok := c.streams[name]
+	c.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := c.js.Stream(ctx, name)
+	if err != nil {
+		return nil, c.notReady(fmt.Sprintf("stream %s", name), err)
+	}
+	c.mu.Lock()
+	c.streams[name] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+// notReady wraps err, adding ErrNotReady when what is missing on the
+// server and ErrClosed when the connection is closed.
+func (c *Conn) notReady(what string, err error) error {
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound), errors.Is(err, jetstream.ErrConsumerNotFound),
+		errors.Is(err, jetstream.ErrBucketNotFound), errors.Is(err, jetstream.ErrConsumerDeleted):
+		return fmt.Errorf("queue: %s: %w (the coordinator creates it with EnsureStreams): %w", what, ErrNotReady, err)
+	case errors.Is(err, nats.ErrConnectionClosed):
+		return fmt.Errorf("queue: %s: %w", what, ErrClosed)
+	}
+	return fmt.Errorf("queue: %s: %w", what, err)
+}
+
+// splitURLs splits a comma-separated list of URLs.
+func splitURLs(list string) []string {
+	var out []string
+	for _, u := range strings.Split(list, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// redactOne hides the user information (token, user and password) of a URL.
+func redactOne(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	return u.String()
+}

@@ -1,0 +1,36 @@
+// Package queue is everything c4book does with NATS: the embedded server,
+// connections, the JetStream streams and consumers, the subjects, and the
+// byte format of the messages. It is the only package that imports nats.
+//
+// # Topology
+//
+//	coordinator --PublishTasks--> C4BOOK_TASKS   "c4book.tasks.<job>"   (work queue)
+//	                                   |  durable pull consumer "c4book-workers",
+//	                                   v  shared by every worker
+//	worker      <--TaskSource.Next-----+
+//	worker      --PublishResult-->  C4BOOK_RESULTS "c4book.results.<job>" (work queue)
+//	                                   |  durable pull consumer "c4book-coord-<job>",
+//	                                   v  one per job, filtered on the job's subject
+//	coordinator <--ResultSource.Fetch--+
+//
+//	both        <-> KV bucket "c4book-status": "job.<job>" and "worker.<id>" (JSON)
+//
+// A worker pulls one task at a time (AckWait starts when the server
+// delivers, so a worker never holds a task it is not working on), sends
+// InProgress while it solves, publishes the result and then acks the task.
+// A task whose worker dies is redelivered after AckWait; a task delivered
+// MaxDeliver times without an ack stays in the stream and the server emits
+// an advisory, which WatchMaxDeliveries turns into a call, so the
+// coordinator can report it (TaskBySeq) and drop it (DeleteTask).
+//
+// Message ids make publishing idempotent within the streams' duplicate
+// window (DuplicateWindow): a task is "<job>/<task>", a result
+// "<job>/<task>/<worker>". Every publish can be retried with the same
+// message.
+//
+// The files: server.go (embedded server), conn.go (connecting),
+// subjects.go (names and ids), streams.go (stream and consumer setup),
+// codec.go (message format), tasks.go (coordinator and worker sides of
+// tasks, failed tasks), results.go (results), status.go (the status bucket),
+// errors.go (sentinel errors).
+package queue

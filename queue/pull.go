@@ -1,0 +1,146 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Pulling. A pull consumer hands a client what it asks for, and the ack
+// timer of a message starts when the server delivers it, not when the
+// client starts on it. So sources ask for one message at a time, right when
+// the caller wants it, and each request waits at most pullWait before it is
+// renewed: a request outlives a cancelled context by at most that long, and
+// a message delivered to a request nobody waits for any more is delivered
+// again after AckWait.
+const (
+	// pullWait is how long one pull request waits for a message.
+	pullWait = 5 * time.Second
+	// pullRetryDelay is the pause after a pull failed for a passing reason
+	// (disconnected, no responders), so that a source does not spin.
+	pullRetryDelay = 500 * time.Millisecond
+)
+
+// pullOne waits for one message of cons until ctx is done. Timeouts and
+// missing heartbeats are part of waiting; disconnections are waited out.
+// It returns ctx's error when ctx is done, an error wrapping ErrClosed when
+// the connection is closed, and an error wrapping ErrNotReady when the
+// consumer is gone.
+func (c *Conn) pullOne(ctx context.Context, cons jetstream.Consumer, what string) (jetstream.Msg, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pctx, cancel := context.WithTimeout(ctx, pullWait)
+		m, err := cons.Next(jetstream.FetchContext(pctx))
+		cancel()
+		if err == nil {
+			return m, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		switch {
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout),
+			errors.Is(err, jetstream.ErrNoHeartbeat), errors.Is(err, jetstream.ErrNoMessages):
+			// Nothing yet: ask again.
+		case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionDraining):
+			return nil, fmt.Errorf("queue: %s: %w", what, ErrClosed)
+		case errors.Is(err, jetstream.ErrConsumerNotFound), errors.Is(err, jetstream.ErrConsumerDeleted),
+			errors.Is(err, jetstream.ErrStreamNotFound):
+			return nil, c.notReady(what, err)
+		case transient(err):
+			if err := sleep(ctx, pullRetryDelay); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("queue: %s: %w", what, err)
+		}
+	}
+}
+
+// transient reports whether a request that failed with err may succeed if
+// sent again unchanged: the connection is being re-established, or the
+// server (or its JetStream) is not answering yet.
+func transient(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, nats.ErrReconnectBufExceeded) ||
+		errors.Is(err, nats.ErrDisconnected) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, jetstream.ErrAsyncPublishTimeout) ||
+		errors.Is(err, jetstream.ErrNoHeartbeat) ||
+		errors.Is(err, jetstream.ErrConsumerLeadershipChanged)
+}
+
+// sleep waits for d or until ctx is done, returning ctx's error then.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Publishing with retries. A message id makes a publish idempotent, so a
+// publish whose ack was lost is simply sent again.
+const (
+	publishAttemptWait = 10 * time.Second       // one attempt's wait for its ack
+	publishRetryFirst  = 250 * time.Millisecond // first pause between attempts
+	publishRetryMax    = 5 * time.Second        // longest pause between attempts
+)
+
+// publish publishes m with message id id, retrying passing failures until
+// ctx is done.
+func (c *Conn) publish(ctx context.Context, m *nats.Msg, id string) error {
+	delay := publishRetryFirst
+	for {
+		actx, cancel := context.WithTimeout(ctx, publishAttemptWait)
+		_, err := c.js.PublishMsg(actx, m, jetstream.WithMsgID(id))
+		cancel()
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return fmt.Errorf("queue: publish %s: %w (last error: %v)", id, ctx.Err(), err)
+		case errors.Is(err, nats.ErrConnectionClosed):
+			return fmt.Errorf("queue: publish %s: %w", id, ErrClosed)
+		case !transient(err):
+			return fmt.Errorf("queue: publish %s: %w", id, err)
+		}
+		c.log.Debug("queue: publish failed, retrying", "id", id, "err", err, "in", delay)
+		if err := sleep(ctx, delay); err != nil {
+			return fmt.Errorf("queue: publish %s: %w", id, err)
+		}
+		delay = min(2*delay, publishRetryMax)
+	}
+}
+
+// newMsg returns a message on subject carrying data, naming its sender.
+func newMsg(subject, sender string, data []byte) *nats.Msg {
+	m := nats.NewMsg(subject)
+	m.Data = data
+	m.Header.Set(senderHeader, sender)
+	return m
+}
+
+// decodeError describes a message that did not decode.
+func decodeError(m jetstream.Msg, err error) *DecodeError {
+	d := &DecodeError{Subject: m.Subject(), Err: err}
+	if h := m.Headers(); h != nil {
+		d.Sender = h.Get(senderHeader)
+	}
+	if md, merr := m.Metadata(); merr == nil {
+		d.Seq = md.Sequence.Stream
+	}
+	return d
+}

@@ -1,0 +1,226 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// ServerOptions configures an embedded NATS server with JetStream.
+type ServerOptions struct {
+	// StoreDir is the JetStream directory. It is required: left empty,
+	// nats-server would put the data in the OS temp directory.
+	StoreDir string
+	// Listen is the HOST:PORT on which the server accepts clients from
+	// other machines; port 0 (or -1) picks a free port. Empty means no
+	// network listener at all: clients connect in-process (Server.Connect).
+	// The default value is "".
+	Listen string
+	// Token, or User and Password, authenticate clients (nats.token,
+	// nats.user, nats.password). A listening server needs one of them, or
+	// client certificates (TLSCA), unless AllowNoAuth is set.
+	Token, User, Password string
+	// TLSCert and TLSKey are the PEM files of the server's certificate; set
+	// both to serve TLS on Listen. TLSCA, if set, is the authority that
+	// client certificates must be signed by; clients without one are
+	// refused (mutual TLS), which counts as authentication.
+	TLSCert, TLSKey, TLSCA string
+	// AllowNoAuth lets a listening server accept clients without
+	// credentials. For tests only. The default value is false.
+	AllowNoAuth bool
+	// ReadyTimeout bounds the wait for the server to accept connections.
+	// The default value is 10 seconds.
+	ReadyTimeout time.Duration
+	// Logger receives the server's notices, warnings and errors. The
+	// default value (nil) discards them.
+	Logger *slog.Logger
+}
+
+// defaultReadyTimeout is ServerOptions.ReadyTimeout when left zero.
+const defaultReadyTimeout = 10 * time.Second
+
+// Server is an embedded nats-server with JetStream.
+type Server struct {
+	ns   *server.Server
+	opts ServerOptions
+	host string // host of Listen as given; "" when not listening
+}
+
+// StartServer starts an embedded server and waits until it accepts
+// connections.
+func StartServer(o ServerOptions) (*Server, error) {
+	sopts, host, err := o.serverOptions()
+	if err != nil {
+		return nil, err
+	}
+	ns, err := server.NewServer(sopts)
+	if err != nil {
+		return nil, fmt.Errorf("queue: embedded server: %w", err)
+	}
+	if o.Logger != nil {
+		ns.SetLogger(slogAdapter{o.Logger}, false, false)
+	}
+	go ns.Start()
+	wait := o.ReadyTimeout
+	if wait <= 0 {
+		wait = defaultReadyTimeout
+	}
+	if !ns.ReadyForConnections(wait) {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		return nil, fmt.Errorf("queue: embedded server not ready for connections after %v (store %s, listen %q)", wait, o.StoreDir, o.Listen)
+	}
+	if !ns.JetStreamEnabled() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		return nil, fmt.Errorf("queue: embedded server started without JetStream (store %s)", o.StoreDir)
+	}
+	return &Server{ns: ns, opts: o, host: host}, nil
+}
+
+// serverOptions checks o and translates it for nats-server. It returns
+// the host part of Listen.
+func (o ServerOptions) serverOptions() (*server.Options, string, error) {
+	if o.StoreDir == "" {
+		return nil, "", fmt.Errorf("%w: embedded server: StoreDir (nats.store-dir) is required", ErrInvalidOptions)
+	}
+	if o.Token != "" && o.User != "" {
+		return nil, "", fmt.Errorf("%w: embedded server: set nats.token or nats.user, not both", ErrInvalidOptions)
+	}
+	if (o.User == "") != (o.Password == "") {
+		return nil, "", fmt.Errorf("%w: embedded server: nats.user and nats.password go together", ErrInvalidOptions)
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") || (o.TLSCA != "" && o.TLSCert == "") {
+		return nil, "", fmt.Errorf("%w: embedded server: TLS needs a certificate and its key (nats.tls.cert, nats.tls.key; nats.tls.ca is optional)", ErrInvalidOptions)
+	}
+	sopts := &server.Options{
+		JetStream: true,
+		StoreDir:  o.StoreDir,
+		NoSigs:    true,
+		NoLog:     o.Logger == nil,
+		// Token and user: only one is set (checked above).
+		Authorization: o.Token,
+		Username:      o.User,
+		Password:      o.Password,
+	}
+	if o.Listen == "" {
+		if o.TLSCert != "" {
+			return nil, "", fmt.Errorf("%w: embedded server: TLS files given but nats.listen is empty: an in-process server has no listener to secure", ErrInvalidOptions)
+		}
+		sopts.DontListen = true
+		return sopts, "", nil
+	}
+	host, portStr, err := net.SplitHostPort(o.Listen)
+	port, perr := strconv.Atoi(portStr)
+	if err != nil || perr != nil || port < -1 || port > 65535 {
+		return nil, "", fmt.Errorf("%w: embedded server: listen address %q is not HOST:PORT", ErrInvalidOptions, o.Listen)
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT // nats-server reads 0 as its default port 4222
+	}
+	sopts.Host, sopts.Port = host, port
+	if sopts.Host == "" {
+		sopts.Host = "0.0.0.0"
+	}
+	if o.Token == "" && o.User == "" && o.TLSCA == "" && !o.AllowNoAuth {
+		return nil, "", fmt.Errorf("%w: nats.listen is %q but no credentials are configured: set nats.token, or nats.user and nats.password (or client certificates with nats.tls.ca)", ErrNoAuth, o.Listen)
+	}
+	if o.TLSCert != "" {
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{
+			CertFile: o.TLSCert,
+			KeyFile:  o.TLSKey,
+			CaFile:   o.TLSCA,
+			Verify:   o.TLSCA != "",
+		})
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: embedded server TLS: %v", ErrInvalidOptions, err)
+		}
+		sopts.TLSConfig = tc
+		sopts.TLS = true
+		sopts.TLSVerify = o.TLSCA != ""
+		sopts.TLSTimeout = 5
+	}
+	return sopts, host, nil
+}
+
+// ClientURL returns the URL other machines connect to, such as
+// "nats://host:4222" or "tls://host:4222", or "" when the server does not
+// listen. For a server listening on all interfaces the host is this
+// machine's host name.
+func (s *Server) ClientURL() string {
+	if s.opts.Listen == "" {
+		return ""
+	}
+	tcp, ok := s.ns.Addr().(*net.TCPAddr)
+	if !ok {
+		return ""
+	}
+	host := s.host
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		} else {
+			host = "127.0.0.1"
+		}
+	}
+	u := url.URL{Scheme: "nats", Host: net.JoinHostPort(host, strconv.Itoa(tcp.Port))}
+	if s.opts.TLSCert != "" {
+		u.Scheme = "tls"
+	}
+	return u.String()
+}
+
+// Connect returns an in-process connection to the server, with the
+// server's credentials. name names the client in the server's monitoring
+// ("c4book coordinator"). Options other than the name take their
+// defaults; to log connection events, use ConnectInProcess.
+func (s *Server) Connect(name string) (*Conn, error) {
+	return s.ConnectInProcess(context.Background(), Options{Name: name})
+}
+
+// ConnectInProcess is Connect with Options: o.Name, o.Logger and
+// o.ReconnectWait are used; the URL, credentials and TLS files are ignored
+// (the server's credentials are used, and in-process traffic needs no
+// TLS).
+func (s *Server) ConnectInProcess(ctx context.Context, o Options) (*Conn, error) {
+	o.URL, o.Creds, o.TLSCert, o.TLSKey, o.TLSCA = "", "", "", "", ""
+	o.Token, o.User, o.Password = s.opts.Token, s.opts.User, s.opts.Password
+	return connect(ctx, o, nats.InProcessServer(s.ns))
+}
+
+// Shutdown stops the server and waits until it has stopped. JetStream
+// data stays in StoreDir for the next start.
+func (s *Server) Shutdown() {
+	s.ns.Shutdown()
+	s.ns.WaitForShutdown()
+}
+
+// slogAdapter passes nats-server's log lines to a slog.Logger.
+type slogAdapter struct{ l *slog.Logger }
+
+func (a slogAdapter) Noticef(format string, v ...any) {
+	a.l.Info("nats-server: " + fmt.Sprintf(format, v...))
+}
+func (a slogAdapter) Warnf(format string, v ...any) {
+	a.l.Warn("nats-server: " + fmt.Sprintf(format, v...))
+}
+func (a slogAdapter) Fatalf(format string, v ...any) {
+	a.l.Error("nats-server: fatal: " + fmt.Sprintf(format, v...))
+}
+func (a slogAdapter) Errorf(format string, v ...any) {
+	a.l.Error("nats-server: " + fmt.Sprintf(format, v...))
+}
+func (a slogAdapter) Debugf(format string, v ...any) {
+	a.l.Debug("nats-server: " + fmt.Sprintf(format, v...))
+}
+func (a slogAdapter) Tracef(format string, v ...any) {
+	a.l.Debug("nats-server: " + fmt.Sprintf(format, v...))
+}

@@ -1,0 +1,185 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The status bucket holds JSON, so that people read it with the nats CLI
+// (nats kv get c4book-status job.<job>):
+//
+//	job.<job>      JobStatus, put by the coordinator
+//	worker.<id>    WorkerStatus, put by each worker; removed WorkerStatusTTL
+//	               after its last put (the id escaped, see workerKey)
+
+// WorkerStatus is a worker's heartbeat: who it is and what it has done.
+type WorkerStatus struct {
+	WorkerID string    `json:"worker_id"`
+	Host     string    `json:"host"`
+	Solved   uint64    `json:"solved"` // positions solved since Started
+	Nodes    uint64    `json:"nodes"`  // positions searched since Started
+	Tasks    uint64    `json:"tasks"`  // tasks completed since Started
+	Started  time.Time `json:"started"`
+	Seen     time.Time `json:"seen"` // when this status was put
+	Busy     bool      `json:"busy"` // on a task now
+	JobID    string    `json:"job_id,omitempty"`
+}
+
+// JobStatus is the coordinator's account of a job.
+type JobStatus struct {
+	JobID   string    `json:"job_id"`
+	State   string    `json:"state"` // chosen by the coordinator ("running", "done", ...)
+	Total   uint64    `json:"total"` // positions to solve
+	Done    uint64    `json:"done"`
+	Failed  uint64    `json:"failed"`
+	Started time.Time `json:"started"`
+	Updated time.Time `json:"updated"`
+	Message string    `json:"message,omitempty"`
+}
+
+// statusKV returns the status bucket, bound once and kept.
+func (c *Conn) statusKV(ctx context.Context) (jetstream.KeyValue, error) {
+	c.mu.Lock()
+	kv := c.kv
+	c.mu.Unlock()
+	if kv != nil {
+		return kv, nil
+	}
+	kv, err := c.js.KeyValue(ctx, StatusBucket)
+	if err != nil {
+		return nil, c.notReady("bucket "+StatusBucket, err)
+	}
+	c.mu.Lock()
+	c.kv = kv
+	c.mu.Unlock()
+	return kv, nil
+}
+
+// PutWorkerStatus stores s under its worker id, to be removed
+// WorkerStatusTTL later unless put again. Seen is set to now if zero.
+func (c *Conn) PutWorkerStatus(ctx context.Context, s WorkerStatus) error {
+	if err := ValidWorkerID(s.WorkerID); err != nil {
+		return fmt.Errorf("queue: put worker status: %w", err)
+	}
+	if s.Seen.IsZero() {
+		s.Seen = time.Now()
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("queue: put worker status: %w", err)
+	}
+	if _, err := c.statusKV(ctx); err != nil {
+		return err
+	}
+	// A KV put is a publish on the bucket's subject; published directly, it
+	// can carry a per-message TTL, which the KV Put API does not offer.
+	subject := "$KV." + StatusBucket + "." + workerKey(s.WorkerID)
+	if _, err := c.js.Publish(ctx, subject, data, jetstream.WithMsgTTL(WorkerStatusTTL)); err != nil {
+		return c.notReady("put worker status "+s.WorkerID, err)
+	}
+	return nil
+}
+
+// RemoveWorkerStatus removes a worker's status: the worker is leaving.
+// Removing a status that is not there is not an error.
+func (c *Conn) RemoveWorkerStatus(ctx context.Context, workerID string) error {
+	if err := ValidWorkerID(workerID); err != nil {
+		return fmt.Errorf("queue: remove worker status: %w", err)
+	}
+	kv, err := c.statusKV(ctx)
+	if err != nil {
+		return err
+	}
+	if err := kv.Purge(ctx, workerKey(workerID)); err != nil {
+		return c.notReady("remove worker status "+workerID, err)
+	}
+	return nil
+}
+
+// Workers returns the statuses of the workers seen within WorkerStatusTTL,
+// ordered by worker id.
+func (c *Conn) Workers(ctx context.Context) ([]WorkerStatus, error) {
+	kv, err := c.statusKV(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lister, err := kv.ListKeysFiltered(ctx, workerKeyPrefix+">")
+	if err != nil {
+		return nil, c.notReady("list workers", err)
+	}
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	var out []WorkerStatus
+	for _, k := range keys {
+		e, err := kv.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue // expired meanwhile
+		}
+		if err != nil {
+			return nil, c.notReady("get "+k, err)
+		}
+		var s WorkerStatus
+		if err := json.Unmarshal(e.Value(), &s); err != nil {
+			c.log.Warn("queue: unreadable worker status", "key", k, "err", err)
+			continue
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b WorkerStatus) int { return strings.Compare(a.WorkerID, b.WorkerID) })
+	return out, nil
+}
+
+// PutJobStatus stores s under its job id. Updated is set to now if zero.
+func (c *Conn) PutJobStatus(ctx context.Context, s JobStatus) error {
+	if err := ValidJobID(s.JobID); err != nil {
+		return fmt.Errorf("queue: put job status: %w", err)
+	}
+	if s.Updated.IsZero() {
+		s.Updated = time.Now()
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("queue: put job status: %w", err)
+	}
+	kv, err := c.statusKV(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := kv.Put(ctx, jobKey(s.JobID), data); err != nil {
+		return c.notReady("put job status "+s.JobID, err)
+	}
+	return nil
+}
+
+// JobStatus returns the status of job. The error wraps ErrNotFound if
+// there is none.
+func (c *Conn) JobStatus(ctx context.Context, job string) (JobStatus, error) {
+	if err := ValidJobID(job); err != nil {
+		return JobStatus{}, fmt.Errorf("queue: job status: %w", err)
+	}
+	kv, err := c.statusKV(ctx)
+	if err != nil {
+		return JobStatus{}, err
+	}
+	e, err := kv.Get(ctx, jobKey(job))
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return JobStatus{}, fmt.Errorf("queue: job status of %s: %w", job, ErrNotFound)
+	}
+	if err != nil {
+		return JobStatus{}, c.notReady("job status of "+job, err)
+	}
+	var s JobStatus
+	if err := json.Unmarshal(e.Value(), &s); err != nil {
+		return JobStatus{}, fmt.Errorf("queue: job status of %s: %w: %v", job, ErrMalformed, err)
+	}
+	return s, nil
+}

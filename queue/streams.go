@@ -1,0 +1,148 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// StreamConfig is what the coordinator chooses about task delivery.
+type StreamConfig struct {
+	// AckWait is how long a worker holds a task without acking it or
+	// reporting progress (TaskMsg.InProgress) before the server delivers it
+	// again; at least a second (queue.ack-wait). Later deliveries of the
+	// same task wait longer: see taskBackOff.
+	AckWait time.Duration
+	// MaxDeliver is how many times a task is delivered before it is given
+	// up on and reported (WatchMaxDeliveries); at least 1
+	// (queue.max-deliver).
+	MaxDeliver int
+}
+
+// Fixed settings of the streams, consumers and the status bucket.
+const (
+	// DuplicateWindow is how long the streams remember message ids: a task
+	// or result published again within it is stored once.
+	DuplicateWindow = 10 * time.Minute
+	// WorkerStatusTTL is how long a worker's status stays in the status
+	// bucket after its last PutWorkerStatus. Workers put theirs well
+	// within it (every 15 to 30 seconds); an entry that disappears is a
+	// worker gone.
+	WorkerStatusTTL = 2 * time.Minute
+
+	// minAckWait is the least StreamConfig.AckWait.
+	minAckWait = time.Second
+	// taskMaxAckPending is the most tasks delivered and not yet acked,
+	// over all workers: each worker thread holds one, so this is the
+	// number of worker threads the queue serves at once.
+	taskMaxAckPending = 10_000
+	// taskMaxWaiting is the most pull requests waiting on the task
+	// consumer at once: one per idle worker thread. It cannot be changed
+	// once the consumer exists.
+	taskMaxWaiting = 4096
+	// maxBackOffSteps bounds the length of the task consumer's BackOff.
+	maxBackOffSteps = 4
+
+	// resultAckWait is how long the coordinator holds a result before it is
+	// delivered again: it writes a batch of results and then acks them.
+	resultAckWait = 2 * time.Minute
+	// resultMaxAckPending is the most results delivered to the coordinator
+	// and not yet acked.
+	resultMaxAckPending = 20_000
+
+	// statusMarkerTTL is how long the status bucket keeps the marker of a
+	// worker entry removed by its TTL (required for per-key TTLs).
+	statusMarkerTTL = time.Minute
+)
+
+// Validate checks that cfg can configure the task consumer. The error
+// wraps ErrInvalidOptions.
+func (cfg StreamConfig) Validate() error {
+	if cfg.AckWait < minAckWait {
+		return fmt.Errorf("%w: AckWait %v is below %v (queue.ack-wait)", ErrInvalidOptions, cfg.AckWait, minAckWait)
+	}
+	if cfg.MaxDeliver < 1 {
+		return fmt.Errorf("%w: MaxDeliver %d is below 1 (queue.max-deliver)", ErrInvalidOptions, cfg.MaxDeliver)
+	}
+	return nil
+}
+
+// taskBackOff is the ack wait of each delivery of a task: AckWait for the
+// first, then doubling (2, 4, 8 times AckWait) so that a task that outlived
+// its worker's AckWait, or keeps killing workers, is tried again with more
+// room and less haste. There are min(MaxDeliver, maxBackOffSteps) steps;
+// later deliveries use the last one. Progress reports (InProgress) restart
+// the current step's wait.
+func taskBackOff(cfg StreamConfig) []time.Duration {
+	n := min(cfg.MaxDeliver, maxBackOffSteps)
+	b := make([]time.Duration, n)
+	for i := range b {
+		b[i] = cfg.AckWait << i
+	}
+	return b
+}
+
+// EnsureStreams creates the task and result streams, the workers' task
+// consumer and the status bucket, or updates them to this configuration.
+// It is idempotent; the coordinator calls it before publishing.
+func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	for _, sc := range []jetstream.StreamConfig{
+		{
+			Name:        TaskStream,
+			Description: "c4book: tasks (positions to solve), one subject per job",
+			Subjects:    []string{taskSubjectPrefix + "*"},
+			Retention:   jetstream.WorkQueuePolicy,
+			Storage:     jetstream.FileStorage,
+			Duplicates:  DuplicateWindow,
+		},
+		{
+			Name:        ResultStream,
+			Description: "c4book: results (exact scores), one subject per job",
+			Subjects:    []string{resultSubjectPrefix + "*"},
+			Retention:   jetstream.WorkQueuePolicy,
+			Storage:     jetstream.FileStorage,
+			Duplicates:  DuplicateWindow,
+		},
+	} {
+		s, err := c.js.CreateOrUpdateStream(ctx, sc)
+		if err != nil {
+			return c.notReady("create stream "+sc.Name, err)
+		}
+		c.mu.Lock()
+		c.streams[sc.Name] = s
+		c.mu.Unlock()
+	}
+	_, err := c.js.CreateOrUpdateConsumer(ctx, TaskStream, jetstream.ConsumerConfig{
+		Durable:       WorkerConsumer,
+		Description:   "c4book: the task queue every worker pulls from",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       cfg.AckWait,
+		MaxDeliver:    cfg.MaxDeliver,
+		BackOff:       taskBackOff(cfg),
+		MaxAckPending: taskMaxAckPending,
+		MaxWaiting:    taskMaxWaiting,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return c.notReady("create consumer "+WorkerConsumer, err)
+	}
+	kv, err := c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:         StatusBucket,
+		Description:    "c4book: job status (job.<job>) and worker heartbeats (worker.<id>), JSON",
+		History:        1,
+		Storage:        jetstream.FileStorage,
+		LimitMarkerTTL: statusMarkerTTL,
+	})
+	if err != nil {
+		return c.notReady("create bucket "+StatusBucket, err)
+	}
+	c.mu.Lock()
+	c.kv = kv
+	c.mu.Unlock()
+	return nil
+}

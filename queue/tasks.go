@@ -1,0 +1,323 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// coordinatorSender names the coordinator in the sender header of tasks.
+const coordinatorSender = "coordinator"
+
+// publishWindow is the most task publishes awaiting their ack at once.
+const publishWindow = 1024
+
+// PublishTasks publishes tasks on the task stream, each with message id
+// "<job>/<task>", so that publishing a task again within DuplicateWindow
+// stores it once: after an error, call PublishTasks again with the same
+// tasks. Tasks are validated first (an invalid task publishes nothing and
+// the error wraps ErrMalformed), then published asynchronously with at most
+// publishWindow acks outstanding; PublishTasks returns when every task is
+// stored. Tasks whose asynchronous publish failed are retried one by one
+// until ctx is done.
+func (c *Conn) PublishTasks(ctx context.Context, tasks []Task) error {
+	for i := range tasks {
+		if err := tasks[i].Validate(); err != nil {
+			return fmt.Errorf("queue: publish tasks: task %d of %d: %w", i, len(tasks), err)
+		}
+	}
+	if _, err := c.stream(ctx, TaskStream); err != nil {
+		return err
+	}
+
+	type inflight struct {
+		ack jetstream.PubAckFuture
+		i   int // index in tasks
+	}
+	var (
+		ring   [publishWindow]inflight
+		head   int // oldest in ring
+		n      int // in ring
+		failed []int
+	)
+	// await waits for the oldest publish's ack.
+	await := func() error {
+		p := ring[head]
+		head, n = (head+1)%publishWindow, n-1
+		select {
+		case <-p.ack.Ok():
+		case err := <-p.ack.Err():
+			c.log.Debug("queue: task publish failed, will retry", "task", taskMsgID(tasks[p.i].JobID, tasks[p.i].TaskID), "err", err)
+			failed = append(failed, p.i)
+		case <-ctx.Done():
+			return fmt.Errorf("queue: publish tasks: %w", ctx.Err())
+		}
+		return nil
+	}
+	for i := range tasks {
+		if n == publishWindow {
+			if err := await(); err != nil {
+				return err
+			}
+		}
+		m, id, err := taskMsg(&tasks[i])
+		if err != nil {
+			return err
+		}
+		ack, err := c.js.PublishMsgAsync(m, jetstream.WithMsgID(id))
+		if err != nil {
+			if errors.Is(err, nats.ErrConnectionClosed) {
+				return fmt.Errorf("queue: publish tasks: %w", ErrClosed)
+			}
+			failed = append(failed, i)
+			continue
+		}
+		ring[(head+n)%publishWindow] = inflight{ack, i}
+		n++
+	}
+	for n > 0 {
+		if err := await(); err != nil {
+			return err
+		}
+	}
+	for _, i := range failed {
+		m, id, err := taskMsg(&tasks[i])
+		if err != nil {
+			return err
+		}
+		if err := c.publish(ctx, m, id); err != nil {
+			return fmt.Errorf("queue: publish tasks: %w", err)
+		}
+	}
+	return nil
+}
+
+// taskMsg encodes t as a message and returns it with its message id.
+func taskMsg(t *Task) (*nats.Msg, string, error) {
+	data, err := t.MarshalBinary()
+	if err != nil {
+		return nil, "", fmt.Errorf("queue: publish tasks: %w", err)
+	}
+	return newMsg(TaskSubject(t.JobID), coordinatorSender, data), taskMsgID(t.JobID, t.TaskID), nil
+}
+
+// PurgeTasks removes every task of job from the task stream, delivered or
+// not. Workers holding one of them find their ack ignored.
+func (c *Conn) PurgeTasks(ctx context.Context, job string) error {
+	if err := ValidJobID(job); err != nil {
+		return fmt.Errorf("queue: purge tasks: %w", err)
+	}
+	s, err := c.stream(ctx, TaskStream)
+	if err != nil {
+		return err
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(TaskSubject(job))); err != nil {
+		return c.notReady("purge tasks of "+job, err)
+	}
+	return nil
+}
+
+// TaskSource hands tasks to a worker, one at a time, from the consumer
+// shared by all workers. It is safe for concurrent use: each worker thread
+// calls Next when it is ready for a task.
+type TaskSource struct {
+	c    *Conn
+	cons jetstream.Consumer
+}
+
+// Tasks binds to the workers' task consumer. The error wraps ErrNotReady
+// when the coordinator has not created it yet (EnsureStreams); a worker
+// retries later.
+func (c *Conn) Tasks(ctx context.Context) (*TaskSource, error) {
+	cons, err := c.js.Consumer(ctx, TaskStream, WorkerConsumer)
+	if err != nil {
+		return nil, c.notReady("bind consumer "+WorkerConsumer, err)
+	}
+	return &TaskSource{c: c, cons: cons}, nil
+}
+
+// Next waits for the next task until ctx is done. It pulls exactly one
+// message from the server, so the task's AckWait starts now: call Next only
+// when ready to work on the task, and report progress with InProgress
+// while solving.
+//
+// A message that does not decode is terminated (never delivered again) and
+// returned as a *DecodeError, which wraps ErrMalformed; the source keeps
+// working, and the worker logs the error and calls Next again. Other errors:
+// ctx's error, ErrClosed, ErrNotReady (the consumer was deleted).
+func (s *TaskSource) Next(ctx context.Context) (*TaskMsg, error) {
+	m, err := s.c.pullOne(ctx, s.cons, "next task")
+	if err != nil {
+		return nil, err
+	}
+	tm := &TaskMsg{msg: m}
+	if md, err := m.Metadata(); err == nil {
+		tm.Seq, tm.Delivered = md.Sequence.Stream, md.NumDelivered
+	}
+	if err := decodeTask(m.Subject(), m.Data(), &tm.Task); err != nil {
+		derr := decodeError(m, err)
+		if terr := m.TermWithReason(err.Error()); terr != nil {
+			s.c.log.Warn("queue: could not terminate malformed task", "subject", m.Subject(), "seq", tm.Seq, "err", terr)
+		}
+		return nil, derr
+	}
+	return tm, nil
+}
+
+// decodeTask decodes the task in data, published on subject, into t; the
+// task's job must be the subject's.
+func decodeTask(subject string, data []byte, t *Task) error {
+	if err := t.UnmarshalBinary(data); err != nil {
+		return err
+	}
+	if job, ok := strings.CutPrefix(subject, taskSubjectPrefix); !ok || job != t.JobID {
+		return malformed("task %s/%d published on %s, not on %s", t.JobID, t.TaskID, subject, TaskSubject(t.JobID))
+	}
+	return nil
+}
+
+// MinNakDelay is the least delay of TaskMsg.Nak: a task handed back
+// without delay would come straight back, to a worker that may fail it
+// again at once.
+const MinNakDelay = time.Second
+
+// TaskMsg is a task delivered to a worker. The worker answers it with
+// exactly one of Ack (done), Nak (give it back) or Term (never deliver it
+// again), and calls InProgress while solving.
+type TaskMsg struct {
+	Task Task
+	// Seq is the task's stream sequence, by which the coordinator finds a
+	// failed task (TaskBySeq) and drops it (DeleteTask).
+	Seq uint64
+	// Delivered is how many times the server has delivered this task,
+	// this delivery included: 1 the first time.
+	Delivered uint64
+
+	msg jetstream.Msg
+}
+
+// InProgress tells the server that the worker is still on the task: its
+// AckWait starts again. Send it well within AckWait (every AckWait/3).
+func (m *TaskMsg) InProgress() error {
+	if err := m.msg.InProgress(); err != nil {
+		return fmt.Errorf("queue: in progress %s: %w", m.id(), err)
+	}
+	return nil
+}
+
+// Ack tells the server that the task is done, and waits for the server to
+// confirm, so that a nil error means the task is off the queue. Publish
+// the result first.
+func (m *TaskMsg) Ack(ctx context.Context) error {
+	if err := m.msg.DoubleAck(ctx); err != nil {
+		return fmt.Errorf("queue: ack %s: %w", m.id(), err)
+	}
+	return nil
+}
+
+// Nak gives the task back, to be delivered again after delay (at least
+// MinNakDelay). It counts as a delivery toward MaxDeliver.
+func (m *TaskMsg) Nak(delay time.Duration) error {
+	if err := m.msg.NakWithDelay(max(delay, MinNakDelay)); err != nil {
+		return fmt.Errorf("queue: nak %s: %w", m.id(), err)
+	}
+	return nil
+}
+
+// Term tells the server never to deliver the task again; it leaves the
+// stream.
+func (m *TaskMsg) Term() error {
+	if err := m.msg.Term(); err != nil {
+		return fmt.Errorf("queue: term %s: %w", m.id(), err)
+	}
+	return nil
+}
+
+// id names the task in errors: "<job>/<task>".
+func (m *TaskMsg) id() string { return taskMsgID(m.Task.JobID, m.Task.TaskID) }
+
+// maxDeliveriesEvent is the part of the server's max-deliveries advisory
+// that we read (io.nats.jetstream.advisory.v1.max_deliver).
+type maxDeliveriesEvent struct {
+	Stream     string `json:"stream"`
+	Consumer   string `json:"consumer"`
+	StreamSeq  uint64 `json:"stream_seq"`
+	Deliveries uint64 `json:"deliveries"`
+}
+
+// WatchMaxDeliveries calls fn with the stream sequence of every task that
+// reaches MaxDeliver deliveries without an ack, until ctx is done. Such a
+// task stays in the stream, never delivered again, until DeleteTask; find
+// its positions with TaskBySeq. fn runs on one goroutine, one call at a
+// time. WatchMaxDeliveries returns once the subscription is in place.
+//
+// The server announces each such task once, as a plain NATS message: a
+// task that fails while nobody watches is not announced again.
+func (c *Conn) WatchMaxDeliveries(ctx context.Context, fn func(streamSeq uint64)) error {
+	sub, err := c.nc.Subscribe(maxDeliveriesAdvisory, func(m *nats.Msg) {
+		var ev maxDeliveriesEvent
+		if err := json.Unmarshal(m.Data, &ev); err != nil || ev.StreamSeq == 0 {
+			c.log.Warn("queue: unreadable max-deliveries advisory", "data", string(m.Data), "err", err)
+			return
+		}
+		fn(ev.StreamSeq)
+	})
+	if err != nil {
+		return fmt.Errorf("queue: watch max deliveries: %w", err)
+	}
+	if err := c.nc.FlushWithContext(ctx); err != nil {
+		_ = sub.Unsubscribe()
+		return fmt.Errorf("queue: watch max deliveries: %w", err)
+	}
+	context.AfterFunc(ctx, func() { _ = sub.Unsubscribe() })
+	return nil
+}
+
+// TaskBySeq returns the task at stream sequence seq. The error wraps
+// ErrNotFound if there is none (acked, deleted or purged), ErrMalformed if
+// it does not decode.
+func (c *Conn) TaskBySeq(ctx context.Context, seq uint64) (Task, error) {
+	s, err := c.stream(ctx, TaskStream)
+	if err != nil {
+		return Task{}, err
+	}
+	raw, err := s.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return Task{}, fmt.Errorf("queue: task at sequence %d: %w", seq, ErrNotFound)
+	}
+	if err != nil {
+		return Task{}, c.notReady(fmt.Sprintf("task at sequence %d", seq), err)
+	}
+	var t Task
+	if err := decodeTask(raw.Subject, raw.Data, &t); err != nil {
+		return Task{}, fmt.Errorf("queue: task at sequence %d: %w", seq, err)
+	}
+	return t, nil
+}
+
+// DeleteTask removes the task at stream sequence seq from the stream.
+// Deleting a task that is not there is not an error.
+func (c *Conn) DeleteTask(ctx context.Context, seq uint64) error {
+	s, err := c.stream(ctx, TaskStream)
+	if err != nil {
+		return err
+	}
+	if err := s.DeleteMsg(ctx, seq); err != nil && !isNoMessage(err) {
+		return c.notReady(fmt.Sprintf("delete task at sequence %d", seq), err)
+	}
+	return nil
+}
+
+// isNoMessage reports whether err says that a stream has no message at the
+// sequence asked for.
+func isNoMessage(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.Is(err, jetstream.ErrMsgNotFound) ||
+		errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeMessageNotFound || strings.Contains(apiErr.Description, "no message found"))
+}
