@@ -142,11 +142,13 @@ func (b *Board) lineCells(stones uint64, s uint) uint64 {
 
 // hasFour reports whether stones contain four in a row.
 func (b *Board) hasFour(stones uint64) bool {
-	for _, s := range [4]uint{1, b.stride, b.stride - 1, b.stride + 1} {
-		m := stones & (stones >> s)
-		if m&(m>>(2*s)) != 0 {
-			return true
-		}
-	}
-	return false
+	return b.hasLine(stones, 1) || b.hasLine(stones, b.stride) ||
+		b.hasLine(stones, b.stride-1) || b.hasLine(stones, b.stride+1)
+}
+
+// hasLine reports whether stones contain four in a row along the direction
+// whose neighbour is s bits away.
+func (b *Board) hasLine(stones uint64, s uint) bool {
+	m := stones & (stones >> s)
+	return m&(m>>(2*s)) != 0
 }

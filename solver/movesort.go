@@ -18,11 +18,10 @@ import "math/bits"
 // count.
 const ttMoveScore = 1 << 10
 
-// moveScore returns the ordering score of the move that led to child,
-// given the threats of the player who made it.
-func moveScore(child *Position, threats uint64) int {
-	theirs := child.board.winningCells(child.current, child.mask)
-	return bits.OnesCount64(threats &^ (theirs << 1))
+// moveScore returns the ordering score of a move given the threats of the
+// player who made it and of the opponent, after the move.
+func moveScore(mine, theirs uint64) int {
+	return bits.OnesCount64(mine &^ (theirs << 1))
 }
 
 // moveList is a list of moves kept sorted by score, highest first; among
