@@ -3,27 +3,29 @@
 package solver
 
 import (
-	"runtime"
 	"syscall"
 	"unsafe"
 )
 
-// allocSlots returns n zeroed entries for t. On Linux a table of 2 MiB or
-// more is mapped directly and the kernel asked to back it with 2 MiB pages:
-// a table probe is a random access, and with 4 KiB pages nearly every
-// probe of a large table also misses the TLB. The mapping is released
-// when t is garbage collected.
-func allocSlots(t *Table, n int) []uint64 {
-	const hugePage = 2 << 20
-	size := n * 8
-	if size < hugePage {
+// hugePage is the size of a transparent huge page on x86-64 and arm64.
+const hugePage = 2 << 20
+
+// allocSlots returns n zeroed entries. On Linux a table of a huge page or
+// more is aligned to huge pages and the kernel asked to back it with them:
+// a table probe is a random access, and with 4 KiB pages nearly every probe
+// of a large table also misses the TLB. The memory is an ordinary Go slice,
+// freed by the garbage collector.
+func allocSlots(n int) []uint64 {
+	if n*8 < hugePage {
 		return make([]uint64, n)
 	}
-	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		return make([]uint64, n)
+	raw := make([]uint64, n+hugePage/8)
+	off := 0
+	if rem := uintptr(unsafe.Pointer(&raw[0])) % hugePage; rem != 0 {
+		off = int(hugePage-rem) / 8
 	}
+	slots := raw[off : off+n : off+n]
+	mem := unsafe.Slice((*byte)(unsafe.Pointer(&slots[0])), n*8)
 	_ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE) // a hint: fine if refused
-	runtime.AddCleanup(t, func(mem []byte) { _ = syscall.Munmap(mem) }, mem)
-	return unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), n)
+	return slots
 }

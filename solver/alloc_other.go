@@ -2,5 +2,5 @@
 
 package solver
 
-// allocSlots returns n zeroed entries for t.
-func allocSlots(t *Table, n int) []uint64 { return make([]uint64, n) }
+// allocSlots returns n zeroed entries.
+func allocSlots(n int) []uint64 { return make([]uint64, n) }

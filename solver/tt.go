@@ -88,7 +88,7 @@ func NewTable(b *Board, bytes int64) (*Table, error) {
 	buckets := prevPrime(uint64(bytes / 16))
 	// CRT: buckets * 2^entryKeyBits must exceed every key.
 	if need := b.KeyBits() - entryKeyBits; need > 0 && bits.Len64(buckets) <= need {
-		return nil, fmt.Errorf("table size %d bytes: board %v needs at least %d bytes", bytes, b, 32<<uint(need))
+		return nil, fmt.Errorf("table size %d bytes: board %v needs more than %d bytes", bytes, b, 16<<uint(need))
 	}
 	t := &Table{buckets: buckets}
 	// ceil(2^128 / d) = floor((2^128 - 1) / d) + 1 for d not a power of 2.
@@ -99,7 +99,7 @@ func NewTable(b *Board, bytes int64) (*Table, error) {
 	if t.mLo == 0 {
 		t.mHi++
 	}
-	t.slots = allocSlots(t, int(2*buckets))
+	t.slots = allocSlots(int(2 * buckets))
 	return t, nil
 }
 
