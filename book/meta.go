@@ -19,6 +19,8 @@ import (
 //	+------+------+---------------------+
 //	| 0xFF | 'J'  | job id (1..255 B)   |   one record per generation job
 //	+------+------+---------------------+
+//	| 0xFF | 'T'  | len, id, index      |   the tasks of a job (tasks.go)
+//	+------+------+---------------------+
 //
 // The book record says what the book is. Its first byte is the book format
 // version, at that place in every version; version 1 has three bytes:
@@ -33,8 +35,9 @@ import (
 //
 // A job record is a version byte (jobVersion, 1) followed by the job as a
 // JSON object with the fields of Job (id, root, depth, state, planned,
-// solved, derived, created, updated). Readers ignore fields they do not
-// know, so fields can be added without a new version.
+// solved, derived, tasks, task_size, runs, created, updated, message).
+// Readers ignore fields they do not know, so fields can be added without a
+// new version.
 
 // FormatVersion is the book format version this package writes and the
 // newest it reads.
@@ -93,16 +96,19 @@ const (
 // Root up to Depth stones. A generation coordinator keeps it in the book it
 // fills, so a restarted run knows what it was doing.
 type Job struct {
-	ID      string    `json:"id"`      // unique within the book, 1..255 bytes
-	Root    string    `json:"root"`    // move string of the root position; "" is the empty board
-	Depth   int       `json:"depth"`   // deepest positions of the job, in stones on the board
-	State   JobState  `json:"state"`   // where the job is
-	Planned int64     `json:"planned"` // positions the plan holds
-	Solved  int64     `json:"solved"`  // positions solved by workers and written
-	Derived int64     `json:"derived"` // positions derived from their children and written
-	Created time.Time `json:"created"` // when the job was first stored
-	Updated time.Time `json:"updated"` // when the job was last stored
-	Message string    `json:"message,omitempty"`
+	ID       string    `json:"id"`        // unique within the book, 1..255 bytes
+	Root     string    `json:"root"`      // move string of the root position; "" is the empty board
+	Depth    int       `json:"depth"`     // deepest positions of the job, in stones on the board
+	State    JobState  `json:"state"`     // where the job is
+	Planned  int64     `json:"planned"`   // positions the plan holds
+	Solved   int64     `json:"solved"`    // positions solved by workers and written
+	Derived  int64     `json:"derived"`   // positions derived from their children and written
+	Tasks    int64     `json:"tasks"`     // tasks of the plan (see PutTasks)
+	TaskSize int       `json:"task_size"` // most positions a task holds
+	Runs     int       `json:"runs"`      // times a coordinator started on the job
+	Created  time.Time `json:"created"`   // when the job was first stored
+	Updated  time.Time `json:"updated"`   // when the job was last stored
+	Message  string    `json:"message,omitempty"`
 }
 
 // jobKey returns the key of the job record of id.
