@@ -67,6 +67,10 @@ type Conn struct {
 	log    *slog.Logger
 	closed chan struct{} // closed by nats.go once the connection is closed
 
+	// workerTTL is the TTL of worker statuses: WorkerStatusTTL, shorter in
+	// tests.
+	workerTTL time.Duration
+
 	mu      sync.Mutex
 	streams map[string]jetstream.Stream // bound streams, by name
 	kv      jetstream.KeyValue          // the status bucket, once bound
@@ -87,7 +91,7 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 // connect connects with o and any extra nats options (an in-process
 // server).
 func connect(ctx context.Context, o Options, extra ...nats.Option) (*Conn, error) {
-	c := &Conn{log: o.Logger, closed: make(chan struct{}), streams: map[string]jetstream.Stream{}}
+	c := &Conn{log: o.Logger, closed: make(chan struct{}), streams: map[string]jetstream.Stream{}, workerTTL: WorkerStatusTTL}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -208,6 +212,8 @@ func connectError(o Options, err error) error {
 		return fmt.Errorf("%w: check nats.token / nats.user / nats.creds (connecting to %s)", ErrAuth, url)
 	case errors.As(err, &unknownCA), errors.As(err, &badHost):
 		return fmt.Errorf("queue: connect to %s: TLS: %w (check nats.tls.ca and the server's certificate)", url, err)
+	case strings.Contains(err.Error(), "certificate required"):
+		return fmt.Errorf("queue: connect to %s: %w (the server wants a client certificate: nats.tls.cert and nats.tls.key)", url, err)
 	}
 	return fmt.Errorf("queue: connect to %s: %w", url, err)
 }

@@ -20,6 +20,8 @@ import (
 const (
 	// pullWait is how long one pull request waits for a message.
 	pullWait = 5 * time.Second
+	// minPullWait is the shortest pull request worth sending.
+	minPullWait = 20 * time.Millisecond
 	// pullRetryDelay is the pause after a pull failed for a passing reason
 	// (disconnected, no responders), so that a source does not spin.
 	pullRetryDelay = 500 * time.Millisecond
@@ -35,7 +37,16 @@ func (c *Conn) pullOne(ctx context.Context, cons jetstream.Consumer, what string
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pctx, cancel := context.WithTimeout(ctx, pullWait)
+		wait := pullWait
+		if dl, ok := ctx.Deadline(); ok {
+			wait = min(wait, time.Until(dl))
+		}
+		if wait < minPullWait {
+			// Too short for a pull request: wait out ctx instead.
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		pctx, cancel := context.WithTimeout(ctx, wait)
 		m, err := cons.Next(jetstream.FetchContext(pctx))
 		cancel()
 		if err == nil {

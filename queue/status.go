@@ -81,7 +81,7 @@ func (c *Conn) PutWorkerStatus(ctx context.Context, s WorkerStatus) error {
 	// A KV put is a publish on the bucket's subject; published directly, it
 	// can carry a per-message TTL, which the KV Put API does not offer.
 	subject := "$KV." + StatusBucket + "." + workerKey(s.WorkerID)
-	if _, err := c.js.Publish(ctx, subject, data, jetstream.WithMsgTTL(WorkerStatusTTL)); err != nil {
+	if _, err := c.js.Publish(ctx, subject, data, jetstream.WithMsgTTL(c.workerTTL)); err != nil {
 		return c.notReady("put worker status "+s.WorkerID, err)
 	}
 	return nil

@@ -257,6 +257,9 @@ type maxDeliveriesEvent struct {
 // its positions with TaskBySeq. fn runs on one goroutine, one call at a
 // time. WatchMaxDeliveries returns once the subscription is in place.
 //
+// The server gives up on a task when it would deliver it once more, that
+// is while some worker asks for a task: with every worker gone, a task
+// that timed out MaxDeliver times waits for the next worker's request.
 // The server announces each such task once, as a plain NATS message: a
 // task that fails while nobody watches is not announced again.
 func (c *Conn) WatchMaxDeliveries(ctx context.Context, fn func(streamSeq uint64)) error {
@@ -315,9 +318,10 @@ func (c *Conn) DeleteTask(ctx context.Context, seq uint64) error {
 }
 
 // isNoMessage reports whether err says that a stream has no message at the
-// sequence asked for.
+// sequence asked for. jetstream's DeleteMsg flattens the server's error
+// (code 10057, "no message found") into text, so the text is what is left
+// to test.
 func isNoMessage(err error) bool {
-	var apiErr *jetstream.APIError
 	return errors.Is(err, jetstream.ErrMsgNotFound) ||
-		errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeMessageNotFound || strings.Contains(apiErr.Description, "no message found"))
+		errors.Is(err, jetstream.ErrMsgDeleteUnsuccessful) && strings.Contains(err.Error(), "no message found")
 }

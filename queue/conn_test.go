@@ -1,0 +1,141 @@
+package queue
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConnect_auth(t *testing.T) {
+	t.Parallel()
+	token := startServer(t, ServerOptions{Listen: "127.0.0.1:-1", Token: "s3cret"})
+	user := startServer(t, ServerOptions{Listen: "127.0.0.1:-1", User: "worker", Password: "pw"})
+	cases := []struct {
+		name string
+		o    Options
+		ok   bool
+	}{
+		{"right token", Options{URL: token.ClientURL(), Token: "s3cret"}, true},
+		{"token in URL", Options{URL: strings.Replace(token.ClientURL(), "nats://", "nats://s3cret@", 1)}, true},
+		{"wrong token", Options{URL: token.ClientURL(), Token: "guess"}, false},
+		{"missing token", Options{URL: token.ClientURL()}, false},
+		{"right password", Options{URL: user.ClientURL(), User: "worker", Password: "pw"}, true},
+		{"wrong password", Options{URL: user.ClientURL(), User: "worker", Password: "nope"}, false},
+		{"token for a user server", Options{URL: user.ClientURL(), Token: "s3cret"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// A refused credential must fail at once, not retry until the
+			// context ends: the error would then be the context's.
+			conn, err := Connect(testCtx(t, 20*time.Second), c.o)
+			if c.ok {
+				if err != nil {
+					t.Fatalf("Connect: %v", err)
+				}
+				if err := conn.EnsureStreams(testCtx(t, 30*time.Second), testStreams); err != nil {
+					t.Errorf("EnsureStreams: %v", err)
+				}
+				conn.Close()
+				return
+			}
+			if err == nil {
+				conn.Close()
+				t.Fatal("Connect succeeded")
+			}
+			t.Logf("Connect: %v", err)
+			if !errors.Is(err, ErrAuth) {
+				t.Fatalf("Connect = %v, want ErrAuth", err)
+			}
+			want := "nats: authorization violation: check nats.token / nats.user / nats.creds"
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error %q shows the token", err)
+			}
+		})
+	}
+	t.Run("in-process with the server's token", func(t *testing.T) {
+		connectTo(t, token, "local")
+		connectTo(t, user, "local")
+	})
+}
+
+func TestConnect_TLS(t *testing.T) {
+	t.Parallel()
+	pki := newTestPKI(t)
+	s := startServer(t, ServerOptions{Listen: "127.0.0.1:-1", Token: "tok", TLSCert: pki.ServerCert, TLSKey: pki.ServerKey, TLSCA: pki.CA})
+	url := s.ClientURL()
+	if !strings.HasPrefix(url, "tls://127.0.0.1:") {
+		t.Fatalf("ClientURL = %q, want tls://127.0.0.1:<port>", url)
+	}
+	withCert := Options{URL: url, Token: "tok", TLSCA: pki.CA, TLSCert: pki.ClientCert, TLSKey: pki.ClientKey}
+
+	t.Run("trusted, with client certificate", func(t *testing.T) {
+		c, err := Connect(testCtx(t, 20*time.Second), withCert)
+		if err != nil {
+			t.Fatalf("Connect: %v", err)
+		}
+		defer c.Close()
+		if err := c.EnsureStreams(testCtx(t, 30*time.Second), testStreams); err != nil {
+			t.Fatal(err)
+		}
+		publishTasks(t, c, testTask(t, "tls", 1, 2))
+	})
+	t.Run("localhost name", func(t *testing.T) {
+		o := withCert
+		o.URL = strings.Replace(url, "127.0.0.1", "localhost", 1)
+		c, err := Connect(testCtx(t, 20*time.Second), o)
+		if err != nil {
+			t.Fatalf("Connect(%s): %v", o.URL, err)
+		}
+		c.Close()
+	})
+	t.Run("untrusted server", func(t *testing.T) {
+		o := withCert
+		o.TLSCA = pki.OtherCA
+		c, err := Connect(testCtx(t, 20*time.Second), o)
+		if err == nil {
+			c.Close()
+			t.Fatal("Connect trusted a server signed by another CA")
+		}
+		t.Logf("Connect: %v", err)
+		if !strings.Contains(err.Error(), "nats.tls.ca") {
+			t.Errorf("error %q does not point at nats.tls.ca", err)
+		}
+	})
+	t.Run("no client certificate", func(t *testing.T) {
+		o := withCert
+		o.TLSCert, o.TLSKey = "", ""
+		c, err := Connect(testCtx(t, 20*time.Second), o)
+		if err == nil {
+			c.Close()
+			t.Fatal("Connect succeeded without a client certificate")
+		}
+		t.Logf("Connect: %v", err)
+	})
+	t.Run("in-process", func(t *testing.T) {
+		c := connectTo(t, s, "local")
+		if _, err := c.Tasks(testCtx(t, 10*time.Second)); err != nil && !errors.Is(err, ErrNotReady) {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestConnect_errors(t *testing.T) {
+	if _, err := Connect(testCtx(t, 5*time.Second), Options{}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("Connect without URL = %v, want ErrInvalidOptions", err)
+	}
+	_, err := Connect(testCtx(t, 5*time.Second), Options{URL: "nats://127.0.0.1:1"})
+	if err == nil || !strings.Contains(err.Error(), "nats://127.0.0.1:1") {
+		t.Errorf("Connect to a closed port = %v, want an error naming the URL", err)
+	}
+	_, err = Connect(testCtx(t, 5*time.Second), Options{URL: "nats://tok3n@127.0.0.1:1"})
+	if err == nil || strings.Contains(err.Error(), "tok3n") {
+		t.Errorf("Connect = %v, want an error that hides the token", err)
+	}
+	if _, err := Connect(testCtx(t, 5*time.Second), Options{URL: "nats://127.0.0.1:1", TLSCert: "c"}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("Connect with a certificate and no key = %v, want ErrInvalidOptions", err)
+	}
+}
