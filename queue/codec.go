@@ -92,7 +92,7 @@ type Result struct {
 	Elapsed  time.Duration // time spent solving the task
 }
 
-// MarshalBinary encodes t in the format drawn above. It returns an error
+// MarshalBinary encodes t in the format drawn at the top of codec.go. It returns an error
 // wrapping ErrMalformed when t cannot be encoded (see Task.Validate).
 func (t *Task) MarshalBinary() ([]byte, error) {
 	if err := t.Validate(); err != nil {
@@ -169,7 +169,7 @@ func (t *Task) Validate() error {
 	return nil
 }
 
-// MarshalBinary encodes r in the format drawn above. It returns an error
+// MarshalBinary encodes r in the format drawn at the top of codec.go. It returns an error
 // wrapping ErrMalformed when r cannot be encoded (see Result.Validate).
 func (r *Result) MarshalBinary() ([]byte, error) {
 	if err := r.Validate(); err != nil {

@@ -23,7 +23,7 @@ const publishWindow = 1024
 // stores it once: after an error, call PublishTasks again with the same
 // tasks. Tasks are validated first (an invalid task publishes nothing and
 // the error wraps ErrMalformed), then published asynchronously with at most
-// publishWindow acks outstanding; PublishTasks returns when every task is
+// 1024 acks outstanding (publishWindow); PublishTasks returns when every task is
 // stored. Tasks whose asynchronous publish failed are retried one by one
 // until ctx is done.
 func (c *Conn) PublishTasks(ctx context.Context, tasks []Task) error {
@@ -151,6 +151,9 @@ func (c *Conn) Tasks(ctx context.Context) (*TaskSource, error) {
 // returned as a *DecodeError, which wraps ErrMalformed; the source keeps
 // working, and the worker logs the error and calls Next again. Other errors:
 // ctx's error, ErrClosed, ErrNotReady (the consumer was deleted).
+//
+// A task that the server delivers just as ctx ends is not lost: nobody
+// receives it, and it is delivered again after AckWait.
 func (s *TaskSource) Next(ctx context.Context) (*TaskMsg, error) {
 	m, err := s.c.pullOne(ctx, s.cons, "next task")
 	if err != nil {
