@@ -28,9 +28,14 @@
 // "<job>/<task>/<worker>". Every publish can be retried with the same
 // message.
 //
+// Code that takes tasks or results depends on the part it uses through
+// an interface of its own; its tests build messages with NewTaskMsg and
+// NewResultMsg, whose replies (ack, nak, ...) go to a Replier of the test.
+//
 // The files: server.go (embedded server), conn.go (connecting),
 // subjects.go (names and ids), streams.go (stream and consumer setup),
 // codec.go (message format), tasks.go (coordinator and worker sides of
-// tasks, failed tasks), results.go (results), status.go (the status bucket),
-// errors.go (sentinel errors).
+// tasks, failed tasks), results.go (results), pull.go (pulling and
+// publishing with retries), status.go (the status bucket), errors.go
+// (sentinel errors).
 package queue

@@ -107,7 +107,7 @@ func (s *ResultSource) Fetch(ctx context.Context, max int) (msgs []*ResultMsg, b
 
 // decode decodes m, terminating it if it does not decode.
 func (s *ResultSource) decode(m jetstream.Msg) (*ResultMsg, *DecodeError) {
-	rm := &ResultMsg{msg: m}
+	rm := &ResultMsg{reply: jsReplier{m}}
 	if md, err := m.Metadata(); err == nil {
 		rm.Seq, rm.Delivered = md.Sequence.Stream, md.NumDelivered
 	}
@@ -135,13 +135,20 @@ type ResultMsg struct {
 	Seq       uint64 // stream sequence of the result
 	Delivered uint64 // deliveries of this result, this one included
 
-	msg jetstream.Msg
+	reply Replier
+}
+
+// NewResultMsg returns a result message that no server delivered: its
+// replies go to r. It is for fakes of a result source in tests of the
+// coordinator.
+func NewResultMsg(res Result, seq, delivered uint64, r Replier) *ResultMsg {
+	return &ResultMsg{Result: res, Seq: seq, Delivered: delivered, reply: r}
 }
 
 // Ack tells the server that the result is stored, and waits for the server
 // to confirm.
 func (m *ResultMsg) Ack(ctx context.Context) error {
-	if err := m.msg.DoubleAck(ctx); err != nil {
+	if err := m.reply.Ack(ctx); err != nil {
 		return fmt.Errorf("queue: ack %s: %w", m.id(), err)
 	}
 	return nil
@@ -150,7 +157,7 @@ func (m *ResultMsg) Ack(ctx context.Context) error {
 // Term tells the server never to deliver the result again: the coordinator
 // rejected it.
 func (m *ResultMsg) Term() error {
-	if err := m.msg.Term(); err != nil {
+	if err := m.reply.Term(); err != nil {
 		return fmt.Errorf("queue: term %s: %w", m.id(), err)
 	}
 	return nil

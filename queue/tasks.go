@@ -159,7 +159,7 @@ func (s *TaskSource) Next(ctx context.Context) (*TaskMsg, error) {
 	if err != nil {
 		return nil, err
 	}
-	tm := &TaskMsg{msg: m}
+	tm := &TaskMsg{reply: jsReplier{m}}
 	if md, err := m.Metadata(); err == nil {
 		tm.Seq, tm.Delivered = md.Sequence.Stream, md.NumDelivered
 	}
@@ -202,13 +202,19 @@ type TaskMsg struct {
 	// this delivery included: 1 the first time.
 	Delivered uint64
 
-	msg jetstream.Msg
+	reply Replier
+}
+
+// NewTaskMsg returns a task message that no server delivered: its replies
+// go to r. It is for fakes of a task source in tests of workers.
+func NewTaskMsg(t Task, seq, delivered uint64, r Replier) *TaskMsg {
+	return &TaskMsg{Task: t, Seq: seq, Delivered: delivered, reply: r}
 }
 
 // InProgress tells the server that the worker is still on the task: its
 // AckWait starts again. Send it well within AckWait (every AckWait/3).
 func (m *TaskMsg) InProgress() error {
-	if err := m.msg.InProgress(); err != nil {
+	if err := m.reply.InProgress(); err != nil {
 		return fmt.Errorf("queue: in progress %s: %w", m.id(), err)
 	}
 	return nil
@@ -218,7 +224,7 @@ func (m *TaskMsg) InProgress() error {
 // confirm, so that a nil error means the task is off the queue. Publish
 // the result first.
 func (m *TaskMsg) Ack(ctx context.Context) error {
-	if err := m.msg.DoubleAck(ctx); err != nil {
+	if err := m.reply.Ack(ctx); err != nil {
 		return fmt.Errorf("queue: ack %s: %w", m.id(), err)
 	}
 	return nil
@@ -227,7 +233,7 @@ func (m *TaskMsg) Ack(ctx context.Context) error {
 // Nak gives the task back, to be delivered again after delay (at least
 // MinNakDelay). It counts as a delivery toward MaxDeliver.
 func (m *TaskMsg) Nak(delay time.Duration) error {
-	if err := m.msg.NakWithDelay(max(delay, MinNakDelay)); err != nil {
+	if err := m.reply.Nak(max(delay, MinNakDelay)); err != nil {
 		return fmt.Errorf("queue: nak %s: %w", m.id(), err)
 	}
 	return nil
@@ -236,7 +242,7 @@ func (m *TaskMsg) Nak(delay time.Duration) error {
 // Term tells the server never to deliver the task again; it leaves the
 // stream.
 func (m *TaskMsg) Term() error {
-	if err := m.msg.Term(); err != nil {
+	if err := m.reply.Term(); err != nil {
 		return fmt.Errorf("queue: term %s: %w", m.id(), err)
 	}
 	return nil
@@ -244,6 +250,24 @@ func (m *TaskMsg) Term() error {
 
 // id names the task in errors: "<job>/<task>".
 func (m *TaskMsg) id() string { return taskMsgID(m.Task.JobID, m.Task.TaskID) }
+
+// Replier is where the replies to a delivered message go. For messages
+// from a server it is the server; NewTaskMsg and NewResultMsg take another
+// one, for fakes in tests.
+type Replier interface {
+	InProgress() error             // the message's handler is still on it
+	Ack(ctx context.Context) error // done; returns once the ack is confirmed
+	Nak(delay time.Duration) error // deliver again after delay
+	Term() error                   // never deliver again
+}
+
+// jsReplier replies to a JetStream message.
+type jsReplier struct{ m jetstream.Msg }
+
+func (r jsReplier) InProgress() error             { return r.m.InProgress() }
+func (r jsReplier) Ack(ctx context.Context) error { return r.m.DoubleAck(ctx) }
+func (r jsReplier) Nak(delay time.Duration) error { return r.m.NakWithDelay(delay) }
+func (r jsReplier) Term() error                   { return r.m.Term() }
 
 // maxDeliveriesEvent is the part of the server's max-deliveries advisory
 // that we read (io.nats.jetstream.advisory.v1.max_deliver).
