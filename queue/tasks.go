@@ -108,7 +108,8 @@ func taskMsg(t *Task) (*nats.Msg, string, error) {
 }
 
 // PurgeTasks removes every task of job from the task stream, delivered or
-// not. Workers holding one of them find their ack ignored.
+// not. A worker holding one of them can still ack it: the ack succeeds and
+// changes nothing.
 func (c *Conn) PurgeTasks(ctx context.Context, job string) error {
 	if err := ValidJobID(job); err != nil {
 		return fmt.Errorf("queue: purge tasks: %w", err)
