@@ -302,7 +302,10 @@ func (c *Conn) WatchMaxDeliveries(ctx context.Context, fn func(streamSeq uint64)
 	if err != nil {
 		return fmt.Errorf("queue: watch max deliveries: %w", err)
 	}
-	if err := c.nc.FlushWithContext(ctx); err != nil {
+	// FlushWithContext wants a deadline.
+	flushCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := c.nc.FlushWithContext(flushCtx); err != nil {
 		_ = sub.Unsubscribe()
 		return fmt.Errorf("queue: watch max deliveries: %w", err)
 	}

@@ -1,0 +1,67 @@
+package coordinator
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// Task ids. A task's id is the run of the coordinator that published it
+// and its index in the job's plan:
+//
+//	 63          40 39                       0
+//	+--------------+--------------------------+
+//	|     run      |   index in the plan      |
+//	+--------------+--------------------------+
+//
+// The plan is stored in the book, so the index names the same positions in
+// every run; the run keeps message ids of a new run apart from the ones the
+// stream remembers from the run before (a task published again with the
+// same id would be dropped as a duplicate).
+const (
+	taskIndexBits = 40
+	taskIndexMask = 1<<taskIndexBits - 1
+	maxRuns       = 1<<(64-taskIndexBits) - 1
+)
+
+// taskID returns the id of task index published by run.
+func taskID(run int, index int) uint64 { return uint64(run)<<taskIndexBits | uint64(index) }
+
+// splitTaskID returns the run and plan index of a task id.
+func splitTaskID(id uint64) (run int, index int) {
+	return int(id >> taskIndexBits), int(id & taskIndexMask)
+}
+
+// checkResult returns the book entries of result r of a task of the
+// running job, or an error saying why the result is rejected: a task this
+// job never issued, positions other than the task's, or a score no
+// position of that depth can have. tasks is the plan; run the current run.
+func checkResult(b *solver.Board, tasks [][]uint64, run int, r *queue.Result) ([]book.Entry, error) {
+	taskRun, index := splitTaskID(r.TaskID)
+	if taskRun < 1 || taskRun > run || index >= len(tasks) {
+		return nil, fmt.Errorf("task %d (run %d, index %d) was not issued", r.TaskID, taskRun, index)
+	}
+	want := tasks[index]
+	if !slices.Equal(r.Keys, want) {
+		return nil, fmt.Errorf("task %d: the result's %d positions are not the task's %d", index, len(r.Keys), len(want))
+	}
+	if len(r.Scores) != len(want) {
+		return nil, fmt.Errorf("task %d: %d scores for %d positions", index, len(r.Scores), len(want))
+	}
+	entries := make([]book.Entry, len(want))
+	for i, k := range want {
+		p, err := b.PositionFromKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("task %d: %w", index, err) // not from this plan: cannot happen
+		}
+		score := int(r.Scores[i])
+		if lo, hi := b.ScoreRange(p.Moves()); score < lo || score > hi {
+			return nil, fmt.Errorf("task %d: position %d scored %d, outside [%d, %d] for %d stones", index, i, score, lo, hi, p.Moves())
+		}
+		entries[i] = book.EntryOf(p, book.Value{Score: score, Origin: book.OriginSolved})
+	}
+	return entries, nil
+}

@@ -1,0 +1,530 @@
+// Package coordinator runs a generation job: it plans the positions of the
+// job, publishes the positions to solve as tasks, checks and stores the
+// workers' results, and derives every shallower score from the solved
+// ones. The book is the truth: a coordinator started again on a job
+// finishes it without redoing what the book holds.
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/queue"
+)
+
+// JobBook is the part of a book a coordinator uses: entries, the job
+// record and the job's plan.
+type JobBook interface {
+	Book
+	Job(id string) (book.Job, bool, error)
+	PutJob(j book.Job) (book.Job, error)
+	PutTasks(id string, first uint64, tasks [][]uint64) error
+	Tasks(id string, fn func(index uint64, keys []uint64) error) error
+	DeleteTasks(id string) error
+}
+
+// Queue is the part of the queue a coordinator uses.
+type Queue interface {
+	EnsureStreams(ctx context.Context, cfg queue.StreamConfig) error
+	PurgeTasks(ctx context.Context, job string) error
+	PublishTasks(ctx context.Context, tasks []queue.Task) error
+	Results(ctx context.Context, job string) (*queue.ResultSource, error)
+	WatchMaxDeliveries(ctx context.Context, fn func(streamSeq uint64)) error
+	TaskBySeq(ctx context.Context, seq uint64) (queue.Task, error)
+	DeleteTask(ctx context.Context, seq uint64) error
+	PutJobStatus(ctx context.Context, s queue.JobStatus) error
+}
+
+// Config is what a coordinator needs to run a job.
+type Config struct {
+	Spec   Spec
+	Book   JobBook
+	Queue  Queue
+	Stream queue.StreamConfig // task delivery: AckWait, MaxDeliver
+	// Log receives what happens: the plan, rejected results, failed tasks.
+	// The default value (nil) discards it.
+	Log *slog.Logger
+	// Progress, if not nil, is called as the job advances, at most a few
+	// times a second.
+	Progress func(Progress)
+	// StatusEvery is how often the job status is stored in the queue's
+	// status bucket and the job record in the book. The default value is
+	// 5 seconds.
+	StatusEvery time.Duration
+}
+
+// Phase is a stage of a job.
+type Phase string
+
+// The phases of a job, in order.
+const (
+	Planning Phase = "planning" // enumerating positions
+	Solving  Phase = "solving"  // workers solve the leaves
+	Deriving Phase = "deriving" // shallower scores from deeper ones
+)
+
+// Progress is where a job stands.
+type Progress struct {
+	Phase   Phase
+	Done    int64         // positions done in this phase
+	Total   int64         // positions of this phase, 0 if not known yet
+	Elapsed time.Duration // since the phase began
+}
+
+// Summary is what a run of a job did.
+type Summary struct {
+	JobID       string
+	AlreadyDone bool             // the book held the whole job: nothing was done
+	Positions   int64            // positions of the job
+	InBook      int64            // positions the book held when the run began
+	Solved      int64            // positions solved by workers in this run
+	Immediate   int64            // positions scored without a search (a win at once)
+	Derived     int64            // positions derived from their children
+	Nodes       uint64           // nodes the workers searched for this run's results
+	Rejected    int64            // results rejected
+	ByWorker    map[string]int64 // positions solved in this run, by worker id
+	Failed      []FailedTask
+	Wall        time.Duration
+}
+
+// FailedTask is a task given up on after MaxDeliver deliveries.
+type FailedTask struct {
+	Index int      // in the plan
+	Moves []string // its positions
+}
+
+// ErrTasksFailed is returned by Run when tasks of the job were given up on:
+// the job is incomplete. Running it again retries them.
+var ErrTasksFailed = errors.New("tasks failed")
+
+// Run runs the job cfg.Spec to the end, or until ctx is done. Started again
+// after a crash of anything, it finishes the job without redoing what the
+// book holds; started on a finished job, it returns at once with
+// AlreadyDone set.
+func Run(ctx context.Context, cfg Config) (Summary, error) {
+	if _, err := cfg.Spec.Validate(); err != nil {
+		return Summary{}, err
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.StatusEvery <= 0 {
+		cfg.StatusEvery = 5 * time.Second
+	}
+	if err := cfg.Stream.Validate(); err != nil {
+		return Summary{}, err
+	}
+	j := &job{cfg: cfg, id: cfg.Spec.ID(), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID())}
+	if err := queue.ValidJobID(j.id); err != nil {
+		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
+	}
+	j.summary.JobID = j.id
+	err := j.run(ctx)
+	j.summary.Wall = time.Since(j.start)
+	return j.summary, err
+}
+
+// job is the state of a run of a job.
+type job struct {
+	cfg     Config
+	id      string
+	log     *slog.Logger
+	start   time.Time
+	record  book.Job
+	runNo   int
+	tasks   [][]uint64 // the plan: position keys of each task
+	done    []bool     // task index -> its positions are in the book
+	failed  []bool     // task index -> given up on
+	pending int        // tasks neither done nor failed
+	summary Summary
+}
+
+func (j *job) run(ctx context.Context) error {
+	rec, ok, err := j.cfg.Book.Job(j.id)
+	if err != nil {
+		return err
+	}
+	if ok && rec.State == book.JobDone {
+		j.summary.AlreadyDone = true
+		j.summary.Positions = rec.Planned
+		j.summary.InBook = rec.Planned
+		j.log.Info("job already complete: nothing to do")
+		return nil
+	}
+	if !ok {
+		rec = book.Job{ID: j.id, Root: j.cfg.Spec.Root, Depth: j.cfg.Spec.Depth, TaskSize: j.cfg.Spec.TaskSize}
+	}
+	if rec.Runs >= maxRuns {
+		return fmt.Errorf("job %s: run %d: too many runs", j.id, rec.Runs+1)
+	}
+	rec.Runs++
+	j.runNo = rec.Runs
+	j.record = rec
+	if rec.Tasks == 0 {
+		if err := j.plan(ctx); err != nil {
+			return err
+		}
+	} else if err := j.loadPlan(ctx); err != nil {
+		return err
+	}
+	if j.pending > 0 {
+		if err := j.solve(ctx); err != nil {
+			return err
+		}
+	}
+	return j.derive(ctx)
+}
+
+// save stores the job record in the book.
+func (j *job) save(state book.JobState, message string) error {
+	j.record.State = state
+	j.record.Message = message
+	rec, err := j.cfg.Book.PutJob(j.record)
+	if err != nil {
+		return fmt.Errorf("storing job record: %w", err)
+	}
+	j.record = rec
+	return nil
+}
+
+// progress reports p to the configured callback.
+func (j *job) progress(phase Phase, done, total int64, since time.Time) {
+	if j.cfg.Progress != nil {
+		j.cfg.Progress(Progress{Phase: phase, Done: done, Total: total, Elapsed: time.Since(since)})
+	}
+}
+
+// plan enumerates the job, writes the positions scored at once and stores
+// the plan.
+func (j *job) plan(ctx context.Context) error {
+	start := time.Now()
+	j.log.Info("planning", "root", j.cfg.Spec.Root, "depth", j.cfg.Spec.Depth)
+	pl, err := MakePlan(ctx, j.cfg.Spec, j.cfg.Book, func(n int64) { j.progress(Planning, n, 0, start) })
+	if err != nil {
+		return err
+	}
+	for rest := pl.Immediate; len(rest) > 0; {
+		n := min(len(rest), deriveBatch)
+		if err := j.cfg.Book.PutBatch(rest[:n]); err != nil {
+			return err
+		}
+		rest = rest[n:]
+	}
+	j.tasks = Tasks(pl.Leaves, j.cfg.Spec.TaskSize)
+	// Tasks of an earlier plan that was not recorded are replaced.
+	if err := j.cfg.Book.DeleteTasks(j.id); err != nil {
+		return err
+	}
+	const tasksPerBatch = 4096
+	for i := 0; i < len(j.tasks); i += tasksPerBatch {
+		if err := j.cfg.Book.PutTasks(j.id, uint64(i), j.tasks[i:min(i+tasksPerBatch, len(j.tasks))]); err != nil {
+			return err
+		}
+	}
+	j.summary.Positions, j.summary.InBook, j.summary.Immediate = pl.Positions, pl.InBook, int64(len(pl.Immediate))
+	j.record.Planned = pl.Positions
+	j.record.Tasks = int64(len(j.tasks))
+	j.record.TaskSize = j.cfg.Spec.TaskSize
+	j.done = make([]bool, len(j.tasks))
+	j.failed = make([]bool, len(j.tasks))
+	j.pending = len(j.tasks)
+	j.log.Info("planned", "positions", pl.Positions, "in_book", pl.InBook, "to_solve", len(pl.Leaves),
+		"tasks", len(j.tasks), "scored_at_once", len(pl.Immediate), "to_derive", pl.Interior, "took", time.Since(start).Round(time.Millisecond))
+	j.progress(Planning, pl.Positions, pl.Positions, start)
+	return j.save(book.JobPlanned, "")
+}
+
+// loadPlan reads the plan a former run stored and marks the tasks whose
+// positions are all in the book as done.
+func (j *job) loadPlan(ctx context.Context) error {
+	b := j.cfg.Spec.Board
+	err := j.cfg.Book.Tasks(j.id, func(index uint64, keys []uint64) error {
+		if index != uint64(len(j.tasks)) {
+			return fmt.Errorf("job %s: task %d of the stored plan is missing", j.id, len(j.tasks))
+		}
+		done := true
+		for _, k := range keys {
+			p, err := b.PositionFromKey(k)
+			if err != nil {
+				return fmt.Errorf("job %s: task %d: %w", j.id, index, err)
+			}
+			_, ok, err := j.cfg.Book.GetEntry(p.Moves(), p.CanonicalKey())
+			if err != nil {
+				return err
+			}
+			done = done && ok
+		}
+		j.tasks = append(j.tasks, append([]uint64(nil), keys...))
+		j.done = append(j.done, done)
+		if !done {
+			j.pending++
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return err
+	}
+	if int64(len(j.tasks)) != j.record.Tasks {
+		return fmt.Errorf("job %s: the book holds %d tasks of a plan of %d", j.id, len(j.tasks), j.record.Tasks)
+	}
+	j.failed = make([]bool, len(j.tasks))
+	j.summary.Positions = j.record.Planned
+	j.log.Info("resuming", "run", j.runNo, "tasks", len(j.tasks), "tasks_left", j.pending)
+	return nil
+}
+
+// leavesLeft returns the number of positions of the tasks not done, and of
+// all tasks.
+func (j *job) leavesLeft() (left, total int64) {
+	for i, t := range j.tasks {
+		total += int64(len(t))
+		if !j.done[i] {
+			left += int64(len(t))
+		}
+	}
+	return left, total
+}
+
+// solve publishes the tasks not done and collects results until every task
+// is done or failed.
+func (j *job) solve(ctx context.Context) error {
+	q := j.cfg.Queue
+	if err := j.save(book.JobRunning, ""); err != nil {
+		return err
+	}
+	if err := q.EnsureStreams(ctx, j.cfg.Stream); err != nil {
+		return err
+	}
+	// Tasks left in the stream by an earlier run are replaced: an earlier
+	// run's task that exhausted its deliveries while nobody watched would
+	// otherwise never be delivered nor reported.
+	if err := q.PurgeTasks(ctx, j.id); err != nil {
+		return err
+	}
+	results, err := q.Results(ctx, j.id)
+	if err != nil {
+		return err
+	}
+	failures := make(chan uint64, 64)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if err := q.WatchMaxDeliveries(watchCtx, func(seq uint64) {
+		select {
+		case failures <- seq:
+		case <-watchCtx.Done():
+		}
+	}); err != nil {
+		return err
+	}
+	b := j.cfg.Spec.Board
+	var batch []queue.Task
+	for i, keys := range j.tasks {
+		if j.done[i] {
+			continue
+		}
+		batch = append(batch, queue.Task{JobID: j.id, TaskID: taskID(j.runNo, i), Width: uint8(b.Width()), Height: uint8(b.Height()), Keys: keys})
+		if len(batch) == 4096 || i == len(j.tasks)-1 {
+			if err := q.PublishTasks(ctx, batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if len(batch) > 0 {
+		if err := q.PublishTasks(ctx, batch); err != nil {
+			return err
+		}
+	}
+	left, total := j.leavesLeft()
+	j.log.Info("tasks published", "tasks", j.pending, "positions", left)
+	start := time.Now()
+	doneLeaves := total - left
+	j.progress(Solving, doneLeaves, total, start)
+	status := time.NewTicker(j.cfg.StatusEvery)
+	defer status.Stop()
+	j.putStatus(ctx, "running", doneLeaves, total)
+
+	for j.pending > 0 {
+		select {
+		case seq := <-failures:
+			j.taskFailed(ctx, seq)
+			continue
+		case <-status.C:
+			j.putStatus(ctx, "running", doneLeaves, total)
+			j.record.Solved = doneLeaves
+			if err := j.save(book.JobRunning, ""); err != nil {
+				return err
+			}
+			continue
+		default:
+		}
+		fetchCtx, cancel := context.WithTimeout(ctx, time.Second)
+		msgs, bad, err := results.Fetch(fetchCtx, 256)
+		cancel()
+		for _, d := range bad {
+			j.summary.Rejected++
+			j.log.Warn("malformed result dropped", "sender", d.Sender, "subject", d.Subject, "error", d.Err)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				j.putStatus(context.Background(), "interrupted", doneLeaves, total)
+				return ctx.Err()
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				continue // no result within the second
+			}
+			return err
+		}
+		n, err := j.collect(ctx, msgs)
+		if err != nil {
+			return err
+		}
+		doneLeaves += n
+		j.progress(Solving, doneLeaves, total, start)
+	}
+	j.record.Solved = doneLeaves
+	j.summary.Failed = j.summary.Failed[:0]
+	for i := range j.tasks {
+		if j.failed[i] && !j.done[i] {
+			j.summary.Failed = append(j.summary.Failed, FailedTask{Index: i, Moves: j.moves(i)})
+		}
+	}
+	if failed := len(j.summary.Failed); failed > 0 {
+		msg := fmt.Sprintf("%d tasks failed after %d deliveries; run the job again to retry them", failed, j.cfg.Stream.MaxDeliver)
+		j.putStatus(ctx, "failed", doneLeaves, total)
+		if err := j.save(book.JobFailed, msg); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %s", ErrTasksFailed, msg)
+	}
+	j.putStatus(ctx, "deriving", doneLeaves, total)
+	return nil
+}
+
+// collect checks results, writes the entries of the good ones in one
+// synced batch, then acks them; it returns the number of positions newly
+// done.
+func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, error) {
+	b := j.cfg.Spec.Board
+	var entries []book.Entry
+	var good []*queue.ResultMsg
+	var newly int64
+	for _, m := range msgs {
+		r := &m.Result
+		es, err := checkResult(b, j.tasks, j.runNo, r)
+		if err != nil {
+			j.summary.Rejected++
+			j.log.Warn("result rejected", "worker", r.WorkerID, "task", r.TaskID, "reason", err)
+			if err := m.Term(); err != nil {
+				j.log.Warn("terminating a rejected result", "error", err)
+			}
+			continue
+		}
+		_, index := splitTaskID(r.TaskID)
+		good = append(good, m)
+		if j.done[index] {
+			continue // a duplicate: the task was solved twice
+		}
+		j.done[index] = true
+		if !j.failed[index] {
+			j.pending-- // a failed task's late result is welcome, already counted
+		}
+		newly += int64(len(es))
+		j.summary.Solved += int64(len(es))
+		if j.summary.ByWorker == nil {
+			j.summary.ByWorker = map[string]int64{}
+		}
+		j.summary.ByWorker[r.WorkerID] += int64(len(es))
+		j.summary.Nodes += r.Nodes
+		entries = append(entries, es...)
+	}
+	if len(entries) > 0 {
+		if err := j.cfg.Book.PutBatch(entries); err != nil {
+			return 0, fmt.Errorf("writing results: %w", err)
+		}
+	}
+	for _, m := range good {
+		if err := m.Ack(ctx); err != nil {
+			// The entries are written: the result, delivered again, is a
+			// harmless duplicate.
+			j.log.Warn("acking a stored result", "task", m.Result.TaskID, "error", err)
+		}
+	}
+	return newly, nil
+}
+
+// taskFailed records the task at stream sequence seq as given up on.
+func (j *job) taskFailed(ctx context.Context, seq uint64) {
+	t, err := j.cfg.Queue.TaskBySeq(ctx, seq)
+	if err != nil {
+		j.log.Warn("a task exhausted its deliveries but cannot be read", "seq", seq, "error", err)
+		return
+	}
+	if t.JobID != j.id {
+		return // another job's: its coordinator reports it
+	}
+	_, index := splitTaskID(t.TaskID)
+	if index >= len(j.tasks) || j.done[index] || j.failed[index] {
+		_ = j.cfg.Queue.DeleteTask(ctx, seq)
+		return
+	}
+	j.failed[index] = true
+	j.pending--
+	j.log.Error("task failed: delivered the most times without a result", "task", index, "deliveries", j.cfg.Stream.MaxDeliver, "positions", j.moves(index))
+	if err := j.cfg.Queue.DeleteTask(ctx, seq); err != nil {
+		j.log.Warn("deleting a failed task", "seq", seq, "error", err)
+	}
+}
+
+// moves returns the move strings of the positions of task index.
+func (j *job) moves(index int) []string {
+	var moves []string
+	for _, k := range j.tasks[index] {
+		if p, err := j.cfg.Spec.Board.PositionFromKey(k); err == nil {
+			s, _ := p.MoveString()
+			moves = append(moves, s)
+		}
+	}
+	return moves
+}
+
+// putStatus stores the job status in the queue's status bucket; a failure
+// is logged, not fatal.
+func (j *job) putStatus(ctx context.Context, state string, done, total int64) {
+	err := j.cfg.Queue.PutJobStatus(ctx, queue.JobStatus{
+		JobID: j.id, State: state, Total: uint64(total), Done: uint64(done),
+		Failed: uint64(len(j.summary.Failed)), Started: j.start,
+	})
+	if err != nil && ctx.Err() == nil {
+		j.log.Warn("storing job status", "error", err)
+	}
+}
+
+// derive scores the interior positions and marks the job done.
+func (j *job) derive(ctx context.Context) error {
+	start := time.Now()
+	j.progress(Deriving, 0, 0, start)
+	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, func(n int64) { j.progress(Deriving, n, 0, start) })
+	j.summary.Derived = n
+	if err != nil {
+		return fmt.Errorf("deriving: %w", err)
+	}
+	j.record.Derived += n
+	j.progress(Deriving, n, n, start)
+	if err := j.save(book.JobDone, ""); err != nil {
+		return err
+	}
+	if err := j.cfg.Book.DeleteTasks(j.id); err != nil {
+		j.log.Warn("removing the plan of a finished job", "error", err)
+	}
+	if len(j.tasks) > 0 {
+		_, total := j.leavesLeft()
+		j.putStatus(ctx, "done", total, total)
+	}
+	j.log.Info("job complete", "derived", n, "took", time.Since(j.start).Round(time.Millisecond))
+	return nil
+}

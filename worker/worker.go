@@ -1,0 +1,342 @@
+// Package worker solves the tasks of generation jobs: it pulls one task at
+// a time per thread, solves its positions with a transposition table that
+// stays warm from task to task, keeps the task alive while it works, and
+// publishes the exact scores.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// Tasks is where a worker takes its tasks: a queue.TaskSource, safe for
+// concurrent use.
+type Tasks interface {
+	Next(ctx context.Context) (*queue.TaskMsg, error)
+}
+
+// Publisher is where a worker sends its results and its status.
+type Publisher interface {
+	PublishResult(ctx context.Context, r queue.Result) error
+	PutWorkerStatus(ctx context.Context, s queue.WorkerStatus) error
+	RemoveWorkerStatus(ctx context.Context, workerID string) error
+}
+
+// Config is how a worker works.
+type Config struct {
+	// ID names the worker in results, logs and status. The default value
+	// is "<host>-<pid>".
+	ID string
+	// Concurrency is the number of tasks solved at once, one solver and
+	// one table each. The default value is the number of CPUs.
+	Concurrency int
+	// TableBytes is the size of each solver's transposition table. The
+	// default value is solver.DefaultTableBytes.
+	TableBytes int64
+	// Heartbeat is how often a task being solved is reported in progress;
+	// it must be well below the queue's AckWait. The default value is 10
+	// seconds.
+	Heartbeat time.Duration
+	// IdleExit, if positive, makes the worker exit once no task came for
+	// that long. The default value (0) waits for tasks forever.
+	IdleExit time.Duration
+	// StatusEvery is how often the worker's status is stored. The default
+	// value is 15 seconds.
+	StatusEvery time.Duration
+	// Log receives what happens. The default value (nil) discards it.
+	Log *slog.Logger
+}
+
+// Run works until ctx is done (or the worker is idle for cfg.IdleExit). On
+// cancellation a task being solved is handed back to the queue at once, so
+// another worker takes it; Run returns nil.
+func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
+	if cfg.ID == "" {
+		host, _ := os.Hostname()
+		cfg.ID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if err := queue.ValidWorkerID(cfg.ID); err != nil {
+		return fmt.Errorf("worker id %q: %w", cfg.ID, err)
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = runtime.NumCPU()
+	}
+	if cfg.TableBytes == 0 {
+		cfg.TableBytes = solver.DefaultTableBytes
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = 10 * time.Second
+	}
+	if cfg.StatusEvery <= 0 {
+		cfg.StatusEvery = 15 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	w := &worker{cfg: cfg, tasks: tasks, pub: pub, log: cfg.Log.With("worker", cfg.ID), started: time.Now()}
+	host, _ := os.Hostname()
+	w.host = host
+
+	statusCtx, stopStatus := context.WithCancel(context.WithoutCancel(ctx))
+	statusDone := make(chan struct{})
+	go func() {
+		defer close(statusDone)
+		w.reportStatus(statusCtx, ctx)
+	}()
+
+	var wg sync.WaitGroup
+	for i := range cfg.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(ctx, i)
+		}()
+	}
+	wg.Wait()
+	stopStatus()
+	<-statusDone
+	// Leaving: the status goes at once rather than after its time to live.
+	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := pub.RemoveWorkerStatus(rmCtx, cfg.ID); err != nil {
+		w.log.Debug("removing worker status", "error", err)
+	}
+	w.log.Info("worker stopped", "tasks", w.tasksDone.Load(), "positions", w.solved.Load(), "nodes", w.nodes.Load())
+	return nil
+}
+
+// worker is the state shared by the threads of a worker.
+type worker struct {
+	cfg     Config
+	tasks   Tasks
+	pub     Publisher
+	log     *slog.Logger
+	host    string
+	started time.Time
+
+	busy      atomic.Int64 // threads working on a task
+	tasksDone atomic.Uint64
+	solved    atomic.Uint64 // positions
+	nodes     atomic.Uint64
+	lastJob   atomic.Value // string
+}
+
+// thread is one solving thread: its solver, kept across tasks of the same
+// board so its table stays warm.
+type thread struct {
+	index  int
+	solver *solver.Solver
+}
+
+// loop takes and solves tasks until ctx is done or the worker is idle.
+func (w *worker) loop(ctx context.Context, index int) {
+	th := &thread{index: index}
+	for {
+		msg, err := w.next(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, errIdle):
+			w.log.Info("no task came: leaving", "thread", index, "idle", w.cfg.IdleExit)
+			return
+		case err != nil:
+			var bad *queue.DecodeError
+			if errors.As(err, &bad) {
+				w.log.Warn("malformed task dropped", "subject", bad.Subject, "sender", bad.Sender, "error", bad.Err)
+				continue
+			}
+			w.log.Warn("taking a task", "error", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(2 * time.Second):
+			}
+			continue
+		}
+		w.handle(ctx, th, msg)
+	}
+}
+
+// errIdle: no task came within IdleExit.
+var errIdle = errors.New("idle")
+
+// next returns the next task, errIdle after IdleExit without one.
+func (w *worker) next(ctx context.Context) (*queue.TaskMsg, error) {
+	if w.cfg.IdleExit <= 0 {
+		return w.tasks.Next(ctx)
+	}
+	idleCtx, cancel := context.WithTimeout(ctx, w.cfg.IdleExit)
+	defer cancel()
+	msg, err := w.tasks.Next(idleCtx)
+	if err != nil && ctx.Err() == nil && idleCtx.Err() != nil {
+		return nil, errIdle
+	}
+	return msg, err
+}
+
+// handle solves one task and publishes its result. A task that cannot be
+// solved (malformed) is terminated; one interrupted by ctx, or whose
+// solving failed, is handed back.
+func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
+	t := &msg.Task
+	log := w.log.With("task", t.TaskID, "job", t.JobID)
+	positions, err := decodeTask(t)
+	if err != nil {
+		log.Warn("malformed task terminated", "error", err)
+		if err := msg.Term(); err != nil {
+			log.Warn("terminating a task", "error", err)
+		}
+		return
+	}
+	w.busy.Add(1)
+	defer w.busy.Add(-1)
+	w.lastJob.Store(t.JobID)
+
+	// Keep the task ours while we work on it.
+	hbCtx, stopHeartbeat := context.WithCancel(ctx)
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		tick := time.NewTicker(w.cfg.Heartbeat)
+		defer tick.Stop()
+		for {
+			select {
+			case <-hbCtx.Done():
+				return
+			case <-tick.C:
+				if err := msg.InProgress(); err != nil {
+					log.Warn("reporting progress", "error", err)
+				}
+			}
+		}
+	}()
+	res, err := w.solve(ctx, th, t, positions)
+	stopHeartbeat()
+	<-hbDone
+	if err != nil {
+		if ctx.Err() != nil {
+			log.Info("interrupted: task handed back")
+		} else {
+			log.Error("solving failed: task handed back", "error", err, "delivered", msg.Delivered)
+		}
+		if err := msg.Nak(queue.MinNakDelay); err != nil {
+			log.Warn("handing a task back", "error", err)
+		}
+		return
+	}
+	res.WorkerID = w.cfg.ID
+	if err := w.pub.PublishResult(ctx, res); err != nil {
+		log.Warn("publishing a result: task handed back", "error", err)
+		_ = msg.Nak(queue.MinNakDelay)
+		return
+	}
+	if err := msg.Ack(ctx); err != nil {
+		// The result is out: a second delivery of the task makes a
+		// duplicate result, which the coordinator ignores.
+		log.Warn("acking a task", "error", err)
+	}
+	w.tasksDone.Add(1)
+	w.solved.Add(uint64(len(positions)))
+	w.nodes.Add(res.Nodes)
+}
+
+// solve solves the positions of t in order with th's solver, made anew
+// when the board changes. A panic of the solver is returned as an error.
+func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions []solver.Position) (res queue.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			th.solver = nil // its table may be inconsistent
+			err = fmt.Errorf("solver panic: %v", r)
+		}
+	}()
+	b := positions[0].Board()
+	if th.solver == nil || th.solver.Board() != b {
+		th.solver = nil // free the old table first
+		s, err := solver.New(b, w.cfg.TableBytes)
+		if err != nil {
+			return res, err
+		}
+		th.solver = s
+	}
+	s := th.solver
+	start := time.Now()
+	s.ResetNodes()
+	res = queue.Result{JobID: t.JobID, TaskID: t.TaskID, Keys: t.Keys, Scores: make([]int8, len(positions))}
+	for i, p := range positions {
+		v, err := s.SolveContext(ctx, p)
+		if err != nil {
+			return res, err
+		}
+		res.Scores[i] = int8(v)
+	}
+	res.Nodes = s.Nodes()
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// boards caches boards by size, so that tasks of one size share one
+// *solver.Board and a thread keeps its solver across them.
+var boards sync.Map // [2]uint8 -> *solver.Board
+
+// decodeTask returns the positions of t, or an error naming what makes the
+// task impossible to solve: a board that does not exist, a key that is not
+// a position of it, a position whose game is over.
+func decodeTask(t *queue.Task) ([]solver.Position, error) {
+	size := [2]uint8{t.Width, t.Height}
+	bv, ok := boards.Load(size)
+	if !ok {
+		b, err := solver.NewBoard(int(t.Width), int(t.Height))
+		if err != nil {
+			return nil, err
+		}
+		bv, _ = boards.LoadOrStore(size, b)
+	}
+	b := bv.(*solver.Board)
+	if len(t.Keys) == 0 {
+		return nil, errors.New("no positions")
+	}
+	positions := make([]solver.Position, len(t.Keys))
+	for i, k := range t.Keys {
+		p, err := b.PositionFromKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("position %d: %w", i, err)
+		}
+		if p.Moves() > 0 && p.LastMoveWon() {
+			return nil, fmt.Errorf("position %d: the game is over", i)
+		}
+		positions[i] = p
+	}
+	return positions, nil
+}
+
+// reportStatus stores the worker's status every StatusEvery until
+// statusCtx is done; work is the worker's context.
+func (w *worker) reportStatus(statusCtx, work context.Context) {
+	tick := time.NewTicker(w.cfg.StatusEvery)
+	defer tick.Stop()
+	for {
+		job, _ := w.lastJob.Load().(string)
+		s := queue.WorkerStatus{
+			WorkerID: w.cfg.ID, Host: w.host, Solved: w.solved.Load(), Nodes: w.nodes.Load(),
+			Tasks: w.tasksDone.Load(), Started: w.started, Busy: w.busy.Load() > 0, JobID: job,
+		}
+		if err := w.pub.PutWorkerStatus(statusCtx, s); err != nil && work.Err() == nil {
+			w.log.Debug("storing worker status", "error", err)
+		}
+		select {
+		case <-statusCtx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
