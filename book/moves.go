@@ -65,6 +65,24 @@ func (b *Book) MoveScores(p solver.Position, s *solver.Solver) ([]MoveScore, err
 	return scores, nil
 }
 
+// MoveScore returns the score of playing column col (0-based) of p from
+// the rules (a move that makes four, or fills the board) or from the book,
+// and false when the book does not hold the child. It is an error if the
+// game of p is over or col cannot be played. Unlike MoveScores it never
+// solves: the caller decides what to do about a missing child.
+func (b *Book) MoveScore(p solver.Position, col int) (MoveScore, bool, error) {
+	if err := b.checkBoard(p.Board()); err != nil {
+		return MoveScore{}, false, err
+	}
+	if (p.Moves() > 0 && p.LastMoveWon()) || p.IsFull() {
+		return MoveScore{}, false, fmt.Errorf("move score: the game is over\n%v", p)
+	}
+	if !p.CanPlay(col) {
+		return MoveScore{}, false, fmt.Errorf("move score: column %d cannot be played\n%v", col+1, p)
+	}
+	return b.childScore(p, col)
+}
+
 // moveScore returns the score of playing the playable column col of p,
 // a position whose game is not over, from the book, the rules or s.
 func (b *Book) moveScore(p solver.Position, col int, s *solver.Solver) (MoveScore, error) {

@@ -84,3 +84,42 @@ func TestBook_BestMoves(t *testing.T) {
 		}
 	})
 }
+
+func TestBook_MoveScore(t *testing.T) {
+	bk := newBook(t, board5x4)
+	putAll(t, bk, solvedEntries(t, board5x4, 4))
+	s, err := solver.New(board5x4, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("agrees with MoveScores", func(t *testing.T) {
+		for _, moves := range []string{"", "123", "1234", "1213"} {
+			p := mustParse(t, board5x4, moves)
+			all, err := bk.MoveScores(p, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range all {
+				got, found, err := bk.MoveScore(p, want.Col)
+				switch {
+				case err != nil:
+					t.Fatalf("%q column %d: %v", moves, want.Col+1, err)
+				case want.From == FromSolver && found:
+					t.Errorf("%q column %d: found %v, but the child is not in the book", moves, want.Col+1, got)
+				case want.From != FromSolver && (!found || got != want):
+					t.Errorf("%q column %d: got %v, %v; want %v", moves, want.Col+1, got, found, want)
+				}
+			}
+		}
+	})
+	t.Run("errors", func(t *testing.T) {
+		for _, c := range []struct {
+			moves string
+			col   int
+		}{{"1212121", 2}, {"1111", 0}, {"", 5}} {
+			if _, _, err := bk.MoveScore(mustParse(t, board5x4, c.moves), c.col); err == nil {
+				t.Errorf("MoveScore(%q, %d) succeeded", c.moves, c.col)
+			}
+		}
+	})
+}

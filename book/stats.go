@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // Stats describes what a book holds.
@@ -60,10 +62,46 @@ func (b *Book) Stats() (Stats, error) {
 		return Stats{}, err
 	}
 	st.Jobs = len(jobs)
-	m := b.db.Metrics()
-	st.DiskBytes = m.DiskSpaceUsage()
-	st.TableBytes = m.Table.Local.LiveSize
+	st.DiskBytes, st.TableBytes = b.DiskUsage()
 	return st, nil
+}
+
+// DiskUsage returns the bytes the book takes on disk (tables, write-ahead
+// log, manifest) and the bytes of its live tables alone, from Pebble's
+// metrics: it reads no entry.
+func (b *Book) DiskUsage() (disk, tables uint64) {
+	m := b.db.Metrics()
+	return m.DiskSpaceUsage(), m.Table.Local.LiveSize
+}
+
+// DepthRange returns the shallowest and the deepest depth holding an
+// entry, and false if the book holds none. It reads two keys, not the
+// whole book.
+func (b *Book) DepthRange() (lo, hi int, ok bool, err error) {
+	if err := b.check(false); err != nil {
+		return 0, 0, false, err
+	}
+	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: []byte{0}, UpperBound: []byte{maxDepth + 1}})
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if it.First() {
+		lo, _, err = DecodeKey(it.Key())
+		if err == nil && it.Last() {
+			hi, _, err = DecodeKey(it.Key())
+			ok = err == nil
+		}
+	}
+	if err == nil {
+		err = it.Error()
+	}
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	return lo, hi, ok, nil
 }
 
 // WriteText writes st as a table, one line per depth, then the totals and

@@ -64,3 +64,40 @@ func TestBook_Stats(t *testing.T) {
 		}
 	}
 }
+
+func TestBook_DepthRange(t *testing.T) {
+	bk := newBook(t, board5x4)
+	t.Run("empty book", func(t *testing.T) {
+		if lo, hi, ok, err := bk.DepthRange(); err != nil || ok {
+			t.Errorf("DepthRange = %d, %d, %v, %v; want not ok", lo, hi, ok, err)
+		}
+	})
+	t.Run("depths 2..5", func(t *testing.T) {
+		var entries []Entry
+		for _, e := range solvedEntries(t, board5x4, 5) {
+			if e.Depth >= 2 {
+				entries = append(entries, e)
+			}
+		}
+		putAll(t, bk, entries)
+		if _, err := bk.PutJob(Job{ID: "j", Depth: 5, State: JobDone}); err != nil {
+			t.Fatal(err)
+		}
+		if lo, hi, ok, err := bk.DepthRange(); err != nil || !ok || lo != 2 || hi != 5 {
+			t.Errorf("DepthRange = %d, %d, %v, %v; want 2, 5, true", lo, hi, ok, err)
+		}
+	})
+}
+
+func TestBook_DiskUsage(t *testing.T) {
+	bk := newBook(t, board5x4)
+	putAll(t, bk, solvedEntries(t, board5x4, 5))
+	disk, _ := bk.DiskUsage()
+	st, err := bk.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if disk == 0 || st.DiskBytes != disk {
+		t.Errorf("DiskUsage = %d, Stats.DiskBytes = %d", disk, st.DiskBytes)
+	}
+}

@@ -17,7 +17,7 @@ func TestBook_ExportText(t *testing.T) {
 		t.Fatalf("ExportText = %d, %v; want %d lines", n, err, len(entries))
 	}
 	first, _, _ := strings.Cut(text.String(), "\n")
-	if want := fmt.Sprintf(" %d", entries[0].Score); first != want {
+	if want := fmt.Sprintf("- %d", entries[0].Score); first != want {
 		t.Errorf("first line %q, want %q (the empty board)", first, want)
 	}
 
@@ -78,19 +78,21 @@ func TestBook_ImportText(t *testing.T) {
 		"121213 -3",  // 11: player to move wins at once: must be 5
 		"121213 5",   // 12: good
 		"12 0 extra", // 13: three fields
-		" 0",         // 14: good: the empty board
+		" 0",         // 14: good: the empty board, as older exports wrote it
 		"\t3 0",      // 15: good? leading tab, two fields
+		"- 0",        // 16: good: the empty board
+		"-1 0",       // 17: not a move string
 	}, "\n")
 	var msgs bytes.Buffer
 	st, err := bk.ImportText(strings.NewReader(input), &ImportOptions{Errors: &msgs, Origin: OriginSolved})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ImportStats{Lines: 15, Entries: 5, Skipped: 2, Bad: 8}
+	want := ImportStats{Lines: 17, Entries: 6, Skipped: 2, Bad: 9}
 	if st != want || !st.AnyBad() {
 		t.Errorf("ImportText = %+v, want %+v", st, want)
 	}
-	for _, line := range []int{4, 5, 6, 8, 9, 10, 11, 13} {
+	for _, line := range []int{4, 5, 6, 8, 9, 10, 11, 13, 17} {
 		if !strings.Contains(msgs.String(), fmt.Sprintf("line %d: ", line)) {
 			t.Errorf("no message for line %d", line)
 		}
