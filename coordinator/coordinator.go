@@ -301,12 +301,18 @@ func (j *job) solve(ctx context.Context) error {
 	}
 	// Tasks left in the stream by an earlier run are replaced: an earlier
 	// run's task that exhausted its deliveries while nobody watched would
-	// otherwise never be delivered nor reported.
+	// otherwise never be delivered nor reported. Then the results that came
+	// in while no coordinator ran are stored, so that their tasks are not
+	// published again: only tasks still in a worker's hands are solved
+	// twice.
 	if err := q.PurgeTasks(ctx, j.id); err != nil {
 		return err
 	}
 	results, err := q.Results(ctx, j.id)
 	if err != nil {
+		return err
+	}
+	if err := j.drain(ctx, results); err != nil {
 		return err
 	}
 	failures := make(chan uint64, 64)
@@ -362,25 +368,14 @@ func (j *job) solve(ctx context.Context) error {
 			continue
 		default:
 		}
-		fetchCtx, cancel := context.WithTimeout(ctx, time.Second)
-		msgs, bad, err := results.Fetch(fetchCtx, 256)
-		cancel()
-		for _, d := range bad {
-			j.summary.Rejected++
-			j.log.Warn("malformed result dropped", "sender", d.Sender, "subject", d.Subject, "error", d.Err)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				j.putStatus(context.Background(), "interrupted", doneLeaves, total)
-				return ctx.Err()
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				continue // no result within the second
-			}
-			return err
-		}
-		n, err := j.collect(ctx, msgs)
-		if err != nil {
+		n, err := j.fetch(ctx, results, time.Second)
+		switch {
+		case ctx.Err() != nil:
+			j.putStatus(context.WithoutCancel(ctx), "interrupted", doneLeaves, total)
+			return ctx.Err()
+		case errors.Is(err, errNoResult):
+			continue
+		case err != nil:
 			return err
 		}
 		doneLeaves += n
@@ -403,6 +398,46 @@ func (j *job) solve(ctx context.Context) error {
 	}
 	j.putStatus(ctx, "deriving", doneLeaves, total)
 	return nil
+}
+
+// drain stores the results waiting in the stream, until none comes for
+// half a second.
+func (j *job) drain(ctx context.Context, results *queue.ResultSource) error {
+	for j.pending > 0 {
+		n, err := j.fetch(ctx, results, 500*time.Millisecond)
+		if errors.Is(err, errNoResult) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		j.log.Info("stored results that came in between runs", "positions", n)
+	}
+	return nil
+}
+
+// errNoResult: no result came within the wait.
+var errNoResult = errors.New("no result")
+
+// fetch waits up to wait for results and stores them (see collect),
+// returning the number of positions newly done, or errNoResult.
+func (j *job) fetch(ctx context.Context, results *queue.ResultSource, wait time.Duration) (int64, error) {
+	fetchCtx, cancel := context.WithTimeout(ctx, wait)
+	msgs, bad, err := results.Fetch(fetchCtx, 256)
+	cancel()
+	for _, d := range bad {
+		j.summary.Rejected++
+		j.log.Warn("malformed result dropped", "sender", d.Sender, "subject", d.Subject, "error", d.Err)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return 0, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		return 0, errNoResult
+	case err != nil:
+		return 0, err
+	}
+	return j.collect(ctx, msgs)
 }
 
 // collect checks results, writes the entries of the good ones in one

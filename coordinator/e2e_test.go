@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,5 +150,237 @@ func TestRun_twoWorkers(t *testing.T) {
 	again, err := c.runJob(context.Background(), t, spec)
 	if err != nil || !again.AlreadyDone {
 		t.Errorf("second run: %+v, %v", again, err)
+	}
+}
+
+// countingPublisher counts the positions of the results a worker publishes.
+type countingPublisher struct {
+	worker.Publisher
+	positions *atomic.Int64
+}
+
+func (p countingPublisher) PublishResult(ctx context.Context, r queue.Result) error {
+	err := p.Publisher.PublishResult(ctx, r)
+	if err == nil {
+		p.positions.Add(int64(len(r.Keys)))
+	}
+	return err
+}
+
+// startCountingWorker is startWorker with a count of the positions the
+// worker solved.
+func (c *cluster) startCountingWorker(tb testing.TB, ctx context.Context, id string, count *atomic.Int64) (wait func()) {
+	tb.Helper()
+	conn, err := c.server.Connect("worker " + id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tasks, err := conn.Tasks(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer conn.Close()
+		pub := countingPublisher{Publisher: conn, positions: count}
+		if err := worker.Run(ctx, tasks, pub, worker.Config{ID: id, Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(tb)}); err != nil {
+			tb.Errorf("worker %s: %v", id, err)
+		}
+	}()
+	return wg.Wait
+}
+
+// TestRun_workerDies: a worker takes a task and dies without a word; the
+// task is delivered again after AckWait and the job completes.
+func TestRun_workerDies(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	c.stream.AckWait = 2 * time.Second
+	if err := c.conn.EnsureStreams(context.Background(), c.stream); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
+
+	// The doomed worker takes the first task published, then its
+	// connection goes: no ack, no nak, no more progress reports.
+	doomed, err := c.server.Connect("doomed worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := make(chan queue.Task, 1)
+	go func() {
+		tasks, err := doomed.Tasks(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		msg, err := tasks.Next(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		doomed.Close()
+		taken <- msg.Task
+	}()
+	type outcome struct {
+		sum coordinator.Summary
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		sum, err := c.runJob(ctx, t, spec)
+		done <- outcome{sum, err}
+	}()
+	lost := <-taken
+	wait := c.startWorker(t, ctx, "survivor")
+	out := <-done
+	cancel()
+	wait()
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	checkBook(t, b, c.book, spec.Root, spec.Depth)
+	for _, k := range lost.Keys {
+		p, _ := b.PositionFromKey(k)
+		if _, ok, _ := c.book.Get(p); !ok {
+			t.Fatalf("a position of the dead worker's task is missing:\n%v", p)
+		}
+	}
+	if out.sum.ByWorker["survivor"] != out.sum.Solved {
+		t.Errorf("solved %d, by the survivor %d", out.sum.Solved, out.sum.ByWorker["survivor"])
+	}
+}
+
+// TestRun_coordinatorRestart: the coordinator stops a third of the way
+// through while the workers go on; started again, it finishes the job, and
+// only tasks in a worker's hands at the restart are solved twice.
+func TestRun_coordinatorRestart(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	workCtx, stopWorkers := context.WithCancel(context.Background())
+	var solved atomic.Int64
+	wait1 := c.startCountingWorker(t, workCtx, "w1", &solved)
+	wait2 := c.startCountingWorker(t, workCtx, "w2", &solved)
+	spec := coordinator.Spec{Board: b, Depth: 10, TaskSize: 32}
+
+	ctx1, crash := context.WithCancel(context.Background())
+	var total int64
+	cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
+		Progress: func(p coordinator.Progress) {
+			if p.Phase == coordinator.Solving && p.Total > 0 && p.Done >= p.Total/3 {
+				total = p.Total
+				crash()
+			}
+		}}
+	first, err := coordinator.Run(ctx1, cfg)
+	if err == nil || total == 0 {
+		t.Fatalf("first run was not stopped midway: %+v, %v", first, err)
+	}
+	time.Sleep(200 * time.Millisecond) // workers solve on while no coordinator runs
+	cfg.Progress = nil
+	second, err := coordinator.Run(context.Background(), cfg)
+	stopWorkers()
+	wait1()
+	wait2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := checkBook(t, b, c.book, "", spec.Depth)
+	if second.Positions != int64(n) {
+		t.Errorf("second run: %d positions, want %d", second.Positions, n)
+	}
+	if first.Solved+second.Solved != total {
+		t.Errorf("stored %d + %d positions, want %d", first.Solved, second.Solved, total)
+	}
+	// Two worker threads: at most two tasks were in flight at the restart.
+	if extra := solved.Load() - total; extra < 0 || extra > 2*int64(spec.TaskSize) {
+		t.Errorf("workers solved %d positions for a job of %d: %d solved twice, want at most %d", solved.Load(), total, extra, 2*spec.TaskSize)
+	}
+	t.Logf("first run stored %d, second %d; workers solved %d", first.Solved, second.Solved, solved.Load())
+}
+
+// TestRun_forgedResults: results for a task never issued, with other
+// positions than the task's, or with a score no position can have are
+// rejected, and nothing of them is written.
+func TestRun_forgedResults(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
+	// The first run's first task is index 0 of the plan, run 1.
+	scratch := newScratchBook(t, b)
+	pl, err := coordinator.MakePlan(context.Background(), spec, scratch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := coordinator.Tasks(pl.Leaves, spec.TaskSize)[0]
+	id := uint64(1)<<40 | 0
+	scores := make([]int8, len(first))
+	wrongKeys := append([]uint64(nil), first...)
+	wrongKeys[0] = first[1]
+	huge := append([]int8(nil), scores...)
+	huge[0] = 30 // no position of 5x4 with 8 or more stones scores 30
+	for _, r := range []queue.Result{
+		{JobID: spec.ID(), TaskID: 1<<40 | 999999, WorkerID: "forger", Keys: first, Scores: scores},
+		{JobID: spec.ID(), TaskID: 7 << 40, WorkerID: "forger", Keys: first, Scores: scores},
+		{JobID: spec.ID(), TaskID: id, WorkerID: "forger", Keys: wrongKeys, Scores: scores},
+		// Another forger: the same message id would be deduplicated.
+		{JobID: spec.ID(), TaskID: id, WorkerID: "forger2", Keys: first, Scores: huge},
+	} {
+		if err := c.conn.PublishResult(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := c.startWorker(t, ctx, "honest")
+	sum, err := c.runJob(ctx, t, spec)
+	cancel()
+	wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rejected != 4 {
+		t.Errorf("%d results rejected, want 4", sum.Rejected)
+	}
+	if sum.ByWorker["forger"] != 0 || sum.ByWorker["forger2"] != 0 {
+		t.Errorf("the forger's results were stored: %v", sum.ByWorker)
+	}
+	checkBook(t, b, c.book, spec.Root, spec.Depth)
+}
+
+// newScratchBook returns an empty book, to plan a job without touching the
+// cluster's.
+func newScratchBook(tb testing.TB, b *solver.Board) *book.Book {
+	tb.Helper()
+	bk, err := book.Open(filepath.Join(tb.TempDir(), "scratch"), &book.Options{Create: true, Board: b, CacheBytes: 1 << 20, MemTableBytes: 1 << 20})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { bk.Close() })
+	return bk
+}
+
+// TestRun_7x6 builds a 7x6 sub-book under a deep root with two workers and
+// checks every position against the solver.
+func TestRun_7x6(t *testing.T) {
+	b := solver.Standard
+	c := newCluster(t, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	wait1 := c.startWorker(t, ctx, "w1")
+	wait2 := c.startWorker(t, ctx, "w2")
+	spec := coordinator.Spec{Board: b, Root: "274552224131661", Depth: 18, TaskSize: 16}
+	sum, err := c.runJob(ctx, t, spec)
+	cancel()
+	wait1()
+	wait2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := checkBook(t, b, c.book, spec.Root, spec.Depth)
+	if sum.Positions != int64(n) || sum.Solved == 0 {
+		t.Errorf("summary %+v for %d positions", sum, n)
 	}
 }

@@ -1,0 +1,161 @@
+package worker
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// replies records the replies to one task message.
+type replies struct {
+	mu                   sync.Mutex
+	acked, naked, termed int
+	inProgress           int
+}
+
+func (r *replies) InProgress() error             { r.mu.Lock(); r.inProgress++; r.mu.Unlock(); return nil }
+func (r *replies) Ack(ctx context.Context) error { r.mu.Lock(); r.acked++; r.mu.Unlock(); return nil }
+func (r *replies) Nak(time.Duration) error       { r.mu.Lock(); r.naked++; r.mu.Unlock(); return nil }
+func (r *replies) Term() error                   { r.mu.Lock(); r.termed++; r.mu.Unlock(); return nil }
+
+var _ queue.Replier = (*replies)(nil)
+
+// fakeTasks hands out its messages, then blocks until ctx is done.
+type fakeTasks struct{ msgs chan *queue.TaskMsg }
+
+func (f *fakeTasks) Next(ctx context.Context) (*queue.TaskMsg, error) {
+	select {
+	case m := <-f.msgs:
+		return m, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// fakePublisher records results.
+type fakePublisher struct {
+	mu      sync.Mutex
+	results []queue.Result
+}
+
+func (f *fakePublisher) PublishResult(ctx context.Context, r queue.Result) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.results = append(f.results, r)
+	return nil
+}
+func (f *fakePublisher) PutWorkerStatus(context.Context, queue.WorkerStatus) error { return nil }
+func (f *fakePublisher) RemoveWorkerStatus(context.Context, string) error          { return nil }
+
+func keysOf(tb testing.TB, b *solver.Board, moves ...string) []uint64 {
+	var keys []uint64
+	for _, m := range moves {
+		p, err := b.Parse(m)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		keys = append(keys, p.Key())
+	}
+	return keys
+}
+
+func TestRun_tasks(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	over, _ := b.Parse("1212121")
+	good := queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: keysOf(t, b, "33", "3344", "12")}
+	cases := []struct {
+		name string
+		task queue.Task
+		ok   bool
+	}{
+		{"good", good, true},
+		{"no such board", queue.Task{JobID: "j", TaskID: 2, Width: 12, Height: 12, Keys: good.Keys}, false},
+		{"not a position", queue.Task{JobID: "j", TaskID: 3, Width: 5, Height: 4, Keys: []uint64{0b11111}}, false},
+		{"game over", queue.Task{JobID: "j", TaskID: 4, Width: 5, Height: 4, Keys: []uint64{over.Key()}}, false},
+	}
+	tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, len(cases))}
+	rs := make([]*replies, len(cases))
+	for i, tc := range cases {
+		rs[i] = &replies{}
+		tasks.msgs <- queue.NewTaskMsg(tc.task, uint64(i+1), 1, rs[i])
+	}
+	pub := &fakePublisher{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 2, TableBytes: 1 << 20}) }()
+	// Wait until every message got its reply.
+	for {
+		n := 0
+		for _, r := range rs {
+			r.mu.Lock()
+			n += r.acked + r.termed + r.naked
+			r.mu.Unlock()
+		}
+		if n == len(cases) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range cases {
+		r := rs[i]
+		if tc.ok && (r.acked != 1 || r.termed != 0) || !tc.ok && (r.termed != 1 || r.acked != 0) {
+			t.Errorf("%s: acked %d, terminated %d", tc.name, r.acked, r.termed)
+		}
+	}
+	if len(pub.results) != 1 {
+		t.Fatalf("%d results published, want 1", len(pub.results))
+	}
+	res := pub.results[0]
+	s, _ := solver.New(b, 1<<20)
+	for i, k := range good.Keys {
+		p, _ := b.PositionFromKey(k)
+		if int(res.Scores[i]) != s.Solve(p) || res.Keys[i] != k {
+			t.Errorf("position %d: score %d, want %d", i, res.Scores[i], s.Solve(p))
+		}
+	}
+	if res.WorkerID != "w" || res.TaskID != 1 || res.Nodes == 0 {
+		t.Errorf("result %+v", res)
+	}
+}
+
+// TestRun_interrupted: a task being solved when the worker is stopped is
+// handed back, not acked, and nothing is published.
+func TestRun_interrupted(t *testing.T) {
+	b := solver.Standard
+	// The empty board takes minutes.
+	task := queue.Task{JobID: "j", TaskID: 1, Width: 7, Height: 6, Keys: keysOf(t, b, "")}
+	tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, 1)}
+	r := &replies{}
+	tasks.msgs <- queue.NewTaskMsg(task, 1, 1, r)
+	pub := &fakePublisher{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Heartbeat: 20 * time.Millisecond})
+	}()
+	// Wait for a progress report: the task is being solved.
+	for {
+		r.mu.Lock()
+		n := r.inProgress
+		r.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if r.naked != 1 || r.acked != 0 || len(pub.results) != 0 {
+		t.Errorf("naked %d, acked %d, %d results", r.naked, r.acked, len(pub.results))
+	}
+}
