@@ -1,0 +1,92 @@
+package coordinator_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// fakeWorker answers every task at once with draws (a score every position
+// can have), so that a benchmark measures the coordinator and NATS, not
+// the solver.
+func (c *cluster) fakeWorker(tb testing.TB, ctx context.Context, id string) (wait func()) {
+	conn, err := c.server.Connect("fake " + id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tasks, err := conn.Tasks(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer conn.Close()
+		for {
+			msg, err := tasks.Next(ctx)
+			if err != nil {
+				if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+					tb.Errorf("fake worker %s: %v", id, err)
+				}
+				return
+			}
+			t := &msg.Task
+			res := queue.Result{JobID: t.JobID, TaskID: t.TaskID, WorkerID: id, Keys: t.Keys, Scores: make([]int8, len(t.Keys))}
+			if err := conn.PublishResult(ctx, res); err != nil {
+				return
+			}
+			if err := msg.Ack(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	return wg.Wait
+}
+
+// BenchmarkRun_fakeWorkers measures how many results one coordinator
+// stores a second, behind fast fake workers: where a coordinator stops
+// scaling. Run with -benchtime=1x.
+func BenchmarkRun_fakeWorkers(b *testing.B) {
+	for _, tc := range []struct{ workers, taskSize int }{{8, 1}, {8, 16}, {8, 64}} {
+		b.Run(fmt.Sprintf("workers=%d/task=%d", tc.workers, tc.taskSize), func(b *testing.B) {
+			for b.Loop() {
+				board := solver.Standard
+				c := newCluster(b, board)
+				ctx, cancel := context.WithCancel(context.Background())
+				var waits []func()
+				for i := range tc.workers {
+					waits = append(waits, c.fakeWorker(b, ctx, fmt.Sprintf("f%d", i)))
+				}
+				spec := coordinator.Spec{Board: board, Depth: 8, TaskSize: tc.taskSize}
+				var solveTime time.Duration
+				var tasks, leaves int64
+				cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(b),
+					Progress: func(p coordinator.Progress) {
+						if p.Phase == coordinator.Solving && p.Total > 0 && p.Done == p.Total {
+							solveTime, leaves = p.Elapsed, p.Total
+						}
+					}}
+				sum, err := coordinator.Run(ctx, cfg)
+				cancel()
+				for _, w := range waits {
+					w()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				tasks = (leaves + int64(tc.taskSize) - 1) / int64(tc.taskSize)
+				b.ReportMetric(float64(leaves)/solveTime.Seconds(), "positions/s")
+				b.ReportMetric(float64(tasks)/solveTime.Seconds(), "results/s")
+				b.ReportMetric(sum.Wall.Seconds(), "job-s")
+			}
+		})
+	}
+}
