@@ -16,6 +16,14 @@ type Solver struct {
 	oracle         Oracle // exact scores of some positions, or nil
 	oracleMaxMoves int    // ask the oracle about positions with at most this many stones
 
+	// mirrorTable makes positions and their mirror images share table
+	// entries. It pays only when both are met often: under a symmetric
+	// root, such as the empty board, every position's mirror image is in
+	// the tree too (7x5 empty board: 32.3 to 16.9 million nodes). Entries
+	// are always about the position of their key, in its own orientation,
+	// so searches with and without it share a table.
+	mirrorTable bool
+
 	stopRequested atomic.Bool // set by another goroutine to stop the search
 	stopped       bool        // the search is unwinding: results are void
 }
@@ -80,6 +88,19 @@ func (s *Solver) Solve(p Position) int {
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
 	return s.solveWindow(p, lo, hi)
+}
+
+// tableKey returns the key under which p is kept in the table, and whether
+// it is the key of p's mirror image.
+func (s *Solver) tableKey(p *Position) (uint64, bool) {
+	k := p.Key()
+	if !s.mirrorTable {
+		return k, false
+	}
+	if m := s.board.mirrorKey(k); m < k {
+		return m, true
+	}
+	return k, false
 }
 
 // SolveContext is Solve that gives up when ctx is done, returning ctx's
@@ -169,6 +190,7 @@ func (s *Solver) askOracle(p *Position) (int, bool) {
 // cheap, and extreme scores are rarer than scores near 0. Precondition: p
 // is not over and its player to move cannot make four at once.
 func (s *Solver) solveWindow(p Position, lo, hi int) int {
+	s.mirrorTable = p.Key() == p.MirrorKey()
 	for lo < hi {
 		med := lo + (hi-lo)/2
 		if med <= 0 && lo/2 < med {
@@ -242,7 +264,7 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 		}
 	}
 
-	key := p.Key()
+	key, mirrored := s.tableKey(&p)
 	e := s.table.get(key)
 	switch e.bound() {
 	case Exact:
@@ -267,6 +289,9 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 	// child's table entry may already cut.
 	var list moveList
 	ttMove := e.move()
+	if mirrored && ttMove >= 0 {
+		ttMove = b.width - 1 - ttMove
+	}
 	etc := b.Cells()-p.moves >= etcMinEmpty
 	for _, col := range b.order {
 		move := next & b.columnMask(col)
@@ -282,7 +307,8 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 			return (b.Cells() - 1 - p.moves) / 2
 		}
 		if etc {
-			ce := s.table.get(child.Key())
+			ck, _ := s.tableKey(&child)
+			ce := s.table.get(ck)
 			if bd := ce.bound(); bd == Upper || bd == Exact {
 				if v := -ce.score(); v > alpha {
 					alpha = v
@@ -319,6 +345,9 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 		}
 		if v > best {
 			best, bestMove = v, b.columnOf(list.moves[i])
+			if mirrored {
+				bestMove = b.width - 1 - bestMove
+			}
 			if v >= beta {
 				s.table.put(key, v, Lower, bestMove, s.nodes-nodesBefore)
 				return v

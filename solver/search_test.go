@@ -226,3 +226,20 @@ func TestSolver_SolveContext(t *testing.T) {
 		}
 	}
 }
+
+// TestSolver_symmetricRoot: under a symmetric root, positions share table
+// entries with their mirror images; scores must not change, also for
+// positions solved afterwards with the same table.
+func TestSolver_symmetricRoot(t *testing.T) {
+	b := MustBoard(6, 4)
+	s, _ := New(b, 4<<20)
+	s.Solve(b.NewPosition())
+	fresh, _ := New(b, 4<<20)
+	for _, moves := range []string{"1", "2", "3", "34", "43", "6", "5", "61", "16", "3443"} {
+		p, _ := b.Parse(moves)
+		fresh.Table().Clear()
+		if got, want := s.Solve(p), fresh.Solve(p); got != want {
+			t.Errorf("%s: %d with the warm table, %d with a fresh one", moves, got, want)
+		}
+	}
+}
