@@ -129,5 +129,6 @@ func newRootCommand(a *app) *cobra.Command {
 	bindKey(pf, "height", "board.height")
 
 	root.AddCommand(newSolveCommand(a), newBenchCommand(a))
+	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a))
 	return root
 }

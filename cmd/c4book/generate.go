@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+	"github.com/c4book/c4book/worker"
+)
+
+const generateLong = `Build an opening book: the exact score of every position reachable from
+the root (--root, default the empty board) with at most D stones (--depth).
+
+Without a NATS URL (nats.url, --nats) everything runs in this process: an
+embedded NATS server with JetStream, whose data lives in nats.store-dir
+(default: the directory "nats" inside the book directory), the coordinator,
+and one worker solving with N threads (--workers, default worker.concurrency,
+0 there meaning one per CPU), each with its own transposition table of
+solver.tt-size. With --nats URL the job goes through that server instead,
+so workers on other machines (c4book worker --nats URL) help the local one;
+--workers 0 runs no local worker.
+
+The book (book.path, --book) is created if needed, for the board of --width
+and --height. Progress is shown on standard error: a bar on a terminal,
+a line every 10 seconds otherwise. At the end a summary is printed.
+
+The book is the truth: Ctrl-C hands the tasks being solved back, stops the
+job with the book consistent and exits with status 130; running the same
+command again resumes where it stopped, and running it on a finished job
+says there is nothing to do. Tasks that keep failing make the command fail
+(status 1) after the rest of the job is done; running it again retries them.`
+
+const generateExample = `  c4book generate --depth 8
+  c4book generate --depth 17 --root 44444413 --book 4444441.db
+  c4book generate --width 5 --height 4 --depth 10 --book 5x4.db --workers 2
+  c4book generate --depth 12 --nats nats://coordinator:4222 --workers 0`
+
+// newGenerateCommand builds "c4book generate".
+func newGenerateCommand(a *app) *cobra.Command {
+	var workers int
+	cmd := &cobra.Command{
+		Use:     "generate --depth D [--root MOVES] [--book PATH] [--workers N] [--nats URL]",
+		Short:   "Build an opening book to a depth, on this machine or with remote workers",
+		Long:    generateLong,
+		Example: generateExample,
+		Args:    checkArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			n := cfg.Worker.Concurrency
+			if cmd.Flags().Changed("workers") {
+				if workers < 0 {
+					return newUsageError(cmd, fmt.Errorf("--workers %d: must be 0 (no local worker) or more", workers))
+				}
+				n = workers
+			} else if n == 0 {
+				n = runtime.NumCPU()
+			}
+			if n == 0 && cfg.NATS.URL == "" && cfg.NATS.Listen == "" {
+				return newUsageError(cmd, errors.New("--workers 0 with the embedded server and no --listen: no worker could ever solve a position; give --nats URL or --listen HOST:PORT for remote workers, or local workers"))
+			}
+			return runJob(cmd.Context(), a, cfg, jobOptions{command: "generate", workers: n})
+		},
+	}
+	f := cmd.Flags()
+	addJobFlags(f)
+	f.IntVar(&workers, "workers", 0, "solving threads of the local worker; 0: none (default worker.concurrency, 0 there meaning one per CPU)")
+	addTTSizeFlag(f)
+	return cmd
+}
+
+// addJobFlags adds the flags of a job shared by generate and coordinator.
+func addJobFlags(f *pflag.FlagSet) {
+	def := config.Default()
+	f.Int("depth", def.Generate.Depth, "most stones of a position of the book: its depth (generate.depth)")
+	bindKey(f, "depth", "generate.depth")
+	f.String("root", def.Generate.Root, "`MOVES` of the position the book starts from; empty: the empty board (generate.root)")
+	bindKey(f, "root", "generate.root")
+	f.String("book", def.Book.Path, "`PATH` of the book directory, created if needed (book.path)")
+	bindKey(f, "book", "book.path")
+	f.Int("task-size", def.Queue.TaskSize, "positions in one task (queue.task-size)")
+	bindKey(f, "task-size", "queue.task-size")
+	f.String("nats", def.NATS.URL, "`URL` of the NATS server to use instead of the embedded one (nats.url)")
+	bindKey(f, "nats", "nats.url")
+	f.String("listen", def.NATS.Listen, "`HOST:PORT` on which the embedded server accepts remote workers; needs nats.token or nats.user/nats.password (nats.listen)")
+	bindKey(f, "listen", "nats.listen")
+}
+
+// jobOptions says how a command runs a job.
+type jobOptions struct {
+	command string // "generate" or "coordinator", for messages and client names
+	workers int    // solving threads of the local worker; 0: none
+}
+
+// jobRun is the state of a running job: the book, the server, the
+// connections and the local worker, closed in reverse order.
+type jobRun struct {
+	a       *app
+	cfg     config.Config
+	opts    jobOptions
+	spec    coordinator.Spec
+	console *console
+	log     *slog.Logger
+
+	book    *book.Book
+	server  *queue.Server // nil with nats.url
+	conn    *queue.Conn   // the coordinator's
+	workers sync.WaitGroup
+	stopWkr context.CancelFunc
+	wkrErr  error
+}
+
+// runJob runs the job of cfg (generate.*) as opts says, prints the
+// summary and returns the command's error.
+func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (err error) {
+	if cfg.NATS.URL != "" && cfg.NATS.Listen != "" {
+		return fmt.Errorf("nats.url (%s) and nats.listen (%s) are both set: use an external server or listen with the embedded one, not both", cfg.NATS.URL, cfg.NATS.Listen)
+	}
+	if cfg.NATS.URL == "" {
+		if err := checkListenAuth(cfg); err != nil {
+			return err
+		}
+	}
+	board, err := solver.NewBoard(cfg.Board.Width, cfg.Board.Height)
+	if err != nil {
+		return fmt.Errorf("board.width, board.height: %w", err)
+	}
+	r := &jobRun{
+		a: a, cfg: cfg, opts: opts,
+		spec:    coordinator.Spec{Board: board, Root: cfg.Generate.Root, Depth: cfg.Generate.Depth, TaskSize: cfg.Queue.TaskSize},
+		console: newConsole(a.stderr, isTerminal(a.stderr)),
+	}
+	if _, err := r.spec.Validate(); err != nil {
+		return err
+	}
+	r.log = r.console.logger(slog.LevelInfo)
+	defer func() {
+		if cerr := r.close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	if err := r.open(ctx); err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return err
+	}
+	if opts.workers > 0 {
+		if err := r.startWorker(ctx); err != nil {
+			return err
+		}
+	}
+
+	progressCtx, stopProgress := context.WithCancel(ctx)
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		r.console.run(progressCtx)
+	}()
+	sum, err := coordinator.Run(ctx, coordinator.Config{
+		Spec: r.spec, Book: r.book, Queue: r.conn,
+		Stream:   queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver},
+		Log:      r.log.With("role", "coordinator"),
+		Progress: r.console.update,
+	})
+	stopProgress()
+	<-progressDone
+	r.console.stop()
+	r.console.quieten()
+	r.stopWorker()
+
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(a.stderr, "Interrupted: the book %s holds every result stored so far (%s positions solved in this run). Run the same command again to resume.\n",
+			cfg.Book.Path, formatCount(sum.Solved))
+		return errInterrupted
+	case sum.AlreadyDone:
+		fmt.Fprintf(a.stdout, "Job %s is already complete in %s (%s positions): nothing to do.\n", sum.JobID, cfg.Book.Path, formatCount(sum.Positions))
+		return nil
+	case errors.Is(err, coordinator.ErrTasksFailed):
+		printSummary(a.stdout, cfg, sum)
+		printFailed(a.stderr, sum.Failed)
+		return fmt.Errorf("job %s is incomplete: %w", sum.JobID, err)
+	case err != nil:
+		return fmt.Errorf("job %s: %w", r.spec.ID(), err)
+	}
+	printSummary(a.stdout, cfg, sum)
+	if r.wkrErr != nil {
+		return fmt.Errorf("the local worker: %w", r.wkrErr)
+	}
+	return nil
+}
+
+// open opens (or creates) the book, then starts the embedded server or
+// connects to nats.url.
+func (r *jobRun) open(ctx context.Context) error {
+	cfg := r.cfg
+	bk, err := book.Open(cfg.Book.Path, &book.Options{Create: true, Board: r.spec.Board})
+	if err != nil {
+		return err
+	}
+	r.book = bk
+	name := "c4book " + r.opts.command
+	if cfg.NATS.URL != "" {
+		r.conn, err = connect(ctx, cfg, name, r.console.quietLogger(slog.LevelWarn).With("role", "nats"))
+		r.console.extra = r.workerCount
+		return err
+	}
+	// The book is opened first: it then holds a Pebble database, and the
+	// server's directory inside it is not mistaken for a stray file.
+	r.server, err = startServer(cfg, r.console.quietLogger(slog.LevelWarn).With("role", "nats-server"))
+	if err != nil {
+		return err
+	}
+	r.conn, err = r.server.ConnectInProcess(ctx, queue.Options{Name: name})
+	if err != nil {
+		return err
+	}
+	if url := r.server.ClientURL(); url != "" {
+		fmt.Fprintf(r.a.stdout, "NATS server listening: workers connect to %s\nOn each worker machine run:\n\n    %s\n\n", url, workerCommandLine(cfg, url))
+		r.console.extra = r.workerCount
+	}
+	return nil
+}
+
+// workerCount returns "N workers" for the progress line: the workers that
+// reported recently.
+func (r *jobRun) workerCount() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	ws, err := r.conn.Workers(ctx)
+	if err != nil {
+		return ""
+	}
+	if len(ws) == 1 {
+		return "1 worker"
+	}
+	return fmt.Sprintf("%d workers", len(ws))
+}
+
+// startWorker starts the local worker with opts.workers threads on a
+// connection of its own. It waits for the coordinator to set the queue up.
+func (r *jobRun) startWorker(ctx context.Context) error {
+	var conn *queue.Conn
+	var err error
+	name := "c4book " + r.opts.command + " worker"
+	if r.server != nil {
+		conn, err = r.server.ConnectInProcess(ctx, queue.Options{Name: name})
+	} else {
+		conn, err = connect(ctx, r.cfg, name, r.console.quietLogger(slog.LevelWarn).With("role", "worker-nats"))
+	}
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	r.stopWkr = cancel
+	r.workers.Add(1)
+	go func() {
+		defer r.workers.Done()
+		defer conn.Close()
+		tasks, err := waitForTasks(wctx, conn, nil)
+		if err != nil {
+			if wctx.Err() == nil {
+				r.wkrErr = err
+			}
+			return
+		}
+		// The worker's own messages (a task handed back, ...) are for
+		// debugging; its warnings and errors are shown.
+		wlog := r.console.logger(slog.LevelWarn).With("role", "worker")
+		r.wkrErr = worker.Run(wctx, tasks, conn, worker.Config{
+			Concurrency: r.opts.workers,
+			TableBytes:  int64(r.cfg.Solver.TTSize),
+			Heartbeat:   heartbeat(r.cfg.Queue.AckWait),
+			Log:         wlog,
+		})
+	}()
+	return nil
+}
+
+// heartbeat returns how often a worker reports a task in progress: a third
+// of the queue's AckWait, at most worker's default of 10 seconds.
+func heartbeat(ackWait time.Duration) time.Duration {
+	return min(ackWait/3, 10*time.Second)
+}
+
+// stopWorker stops the local worker, if any, and waits for it: tasks it is
+// solving are handed back.
+func (r *jobRun) stopWorker() {
+	if r.stopWkr != nil {
+		r.stopWkr()
+		r.workers.Wait()
+		r.stopWkr = nil
+	}
+}
+
+// close stops everything the run started, the book last.
+func (r *jobRun) close() error {
+	r.stopWorker()
+	if r.conn != nil {
+		r.conn.Close()
+	}
+	if r.server != nil {
+		r.server.Shutdown()
+	}
+	if r.book != nil {
+		if err := r.book.Close(); err != nil {
+			return fmt.Errorf("closing the book: %w", err)
+		}
+	}
+	return nil
+}
+
+// printSummary writes what a run of a job did.
+func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
+	state := "complete"
+	if len(s.Failed) > 0 {
+		state = "incomplete"
+	}
+	fmt.Fprintf(w, "Job %s %s: book %s\n", s.JobID, state, cfg.Book.Path)
+	row := func(label, value, note string) {
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-20s %14s  %s", label, value, note), " "))
+	}
+	secs := s.Wall.Seconds()
+	perSec := func(n float64) string {
+		if secs <= 0 {
+			return "-"
+		}
+		return formatRate(n / secs)
+	}
+	row("positions", formatCount(s.Positions), "")
+	row("in the book before", formatCount(s.InBook), "")
+	row("solved by workers", formatCount(s.Solved), "")
+	row("scored at once", formatCount(s.Immediate), "")
+	row("derived", formatCount(s.Derived), "")
+	if s.Rejected > 0 {
+		row("results rejected", formatCount(s.Rejected), "")
+	}
+	row("wall time", formatSpan(s.Wall), "")
+	row("nodes", formatCount(s.Nodes), "("+perSec(float64(s.Nodes))+"/s)")
+	row("positions solved/s", perSec(float64(s.Solved)), "")
+	if len(s.ByWorker) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  by worker:")
+	ids := make([]string, 0, len(s.ByWorker))
+	for id := range s.ByWorker {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, id := range ids {
+		n := s.ByWorker[id]
+		share := 0.0
+		if s.Solved > 0 {
+			share = 100 * float64(n) / float64(s.Solved)
+		}
+		fmt.Fprintf(tw, "    %s\t%s positions\t%.1f%%\t%s/s\n", id, formatCount(n), share, perSec(float64(n)))
+	}
+	tw.Flush()
+}
+
+// maxFailedShown is the number of failed tasks listed.
+const maxFailedShown = 10
+
+// printFailed lists the tasks given up on, with a few of their positions.
+func printFailed(w io.Writer, failed []coordinator.FailedTask) {
+	for i, f := range failed {
+		if i == maxFailedShown {
+			fmt.Fprintf(w, "... and %d more failed tasks\n", len(failed)-maxFailedShown)
+			break
+		}
+		moves := f.Moves
+		more := ""
+		if len(moves) > 3 {
+			moves, more = moves[:3], fmt.Sprintf(" and %d more", len(f.Moves)-3)
+		}
+		fmt.Fprintf(w, "failed task %d: positions %s%s\n", f.Index, strings.Join(moves, " "), more)
+	}
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/queue"
+)
+
+// storeDirName is the directory of the embedded server's JetStream data
+// inside the book directory, when nats.store-dir is empty.
+const storeDirName = "nats"
+
+// storeDir returns the JetStream directory of the embedded server:
+// nats.store-dir, or the directory storeDirName inside the book.
+func storeDir(cfg config.Config) string {
+	if cfg.NATS.StoreDir != "" {
+		return cfg.NATS.StoreDir
+	}
+	return filepath.Join(cfg.Book.Path, storeDirName)
+}
+
+// natsOptions returns the options of a connection to nats.url, named
+// name in the server's monitoring.
+func natsOptions(cfg config.Config, name string, log *slog.Logger) queue.Options {
+	n := cfg.NATS
+	return queue.Options{
+		URL: n.URL, Name: name, Creds: n.Creds, Token: n.Token, User: n.User, Password: n.Password,
+		TLSCert: n.TLS.Cert, TLSKey: n.TLS.Key, TLSCA: n.TLS.CA, Logger: log,
+	}
+}
+
+// connect connects to the server at nats.url. The error says which
+// settings to check: the credentials when the server refused them.
+func connect(ctx context.Context, cfg config.Config, name string, log *slog.Logger) (*queue.Conn, error) {
+	conn, err := queue.Connect(ctx, natsOptions(cfg, name, log))
+	if err == nil {
+		return conn, nil
+	}
+	n := cfg.NATS
+	if errors.Is(err, queue.ErrAuth) {
+		if n.Token == "" && n.User == "" && n.Creds == "" && n.TLS.Cert == "" {
+			return nil, fmt.Errorf("the server at %s needs credentials and none are set: set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password, or nats.creds, to what the server expects: %w", n.URL, err)
+		}
+		return nil, fmt.Errorf("the server at %s refused the credentials: check nats.token, nats.user and nats.password, or nats.creds (%s): %w", n.URL, credentialsSet(n), err)
+	}
+	return nil, fmt.Errorf("connecting to the NATS server at %s (nats.url): %w", n.URL, err)
+}
+
+// credentialsSet names the credentials configured, for messages:
+// "nats.token is set".
+func credentialsSet(n config.NATS) string {
+	var set []string
+	for _, s := range []struct{ key, value string }{
+		{"nats.token", n.Token}, {"nats.user", n.User}, {"nats.password", n.Password},
+		{"nats.creds", n.Creds}, {"nats.tls.cert", n.TLS.Cert},
+	} {
+		if s.value != "" {
+			set = append(set, s.key)
+		}
+	}
+	switch len(set) {
+	case 0:
+		return "none is set"
+	case 1:
+		return set[0] + " is set"
+	}
+	return strings.Join(set, " and ") + " are set"
+}
+
+// checkListenAuth returns an error if the embedded server would listen on
+// nats.listen without authentication: a token, a user and password, or
+// client certificates.
+func checkListenAuth(cfg config.Config) error {
+	n := cfg.NATS
+	if n.Listen == "" || n.Token != "" || n.User != "" && n.Password != "" || n.TLS.CA != "" && n.TLS.Cert != "" {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s without authentication: workers on other machines must prove who they are. "+
+		"Set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password (C4BOOK_NATS_USER, C4BOOK_NATS_PASSWORD), "+
+		"or client certificates (nats.tls.cert, nats.tls.key and nats.tls.ca)", n.Listen)
+}
+
+// startServer starts the embedded server with JetStream in storeDir(cfg),
+// listening on nats.listen if set, with the credentials and TLS files of
+// the configuration.
+func startServer(cfg config.Config, log *slog.Logger) (*queue.Server, error) {
+	if err := checkListenAuth(cfg); err != nil {
+		return nil, err
+	}
+	n := cfg.NATS
+	srv, err := queue.StartServer(queue.ServerOptions{
+		StoreDir: storeDir(cfg), Listen: n.Listen,
+		Token: n.Token, User: n.User, Password: n.Password,
+		TLSCert: n.TLS.Cert, TLSKey: n.TLS.Key, TLSCA: n.TLS.CA,
+		Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting the embedded NATS server (store %s): %w", storeDir(cfg), err)
+	}
+	return srv, nil
+}
+
+// workerCommandLine returns the command a worker on another machine runs
+// to join the server at url, configured as cfg. Secrets are not printed:
+// they appear as placeholders naming the key that holds them here.
+func workerCommandLine(cfg config.Config, url string) string {
+	n := cfg.NATS
+	var env []string
+	switch {
+	case n.Token != "":
+		env = append(env, "C4BOOK_NATS_TOKEN=<nats.token>")
+	case n.User != "":
+		env = append(env, "C4BOOK_NATS_USER="+shellQuote(n.User), "C4BOOK_NATS_PASSWORD=<nats.password>")
+	}
+	if n.TLS.Cert != "" {
+		env = append(env, "C4BOOK_NATS_TLS_CA=<CA file of the server certificate>")
+		if n.TLS.CA != "" {
+			env = append(env, "C4BOOK_NATS_TLS_CERT=<client certificate>", "C4BOOK_NATS_TLS_KEY=<client key>")
+		}
+	}
+	return strings.Join(append(env, "c4book worker --nats "+url), " ")
+}
+
+// shellQuote quotes s for a POSIX shell if it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,/:@%+=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// notReadyRetry is the pause between two attempts to bind to the task
+// queue before the coordinator has set it up.
+const notReadyRetry = time.Second
+
+// waitForTasks binds to the workers' task consumer, waiting until the
+// coordinator has created it. The first time it is missing, waiting (if
+// not nil) is written a line saying so.
+func waitForTasks(ctx context.Context, conn *queue.Conn, waiting io.Writer) (*queue.TaskSource, error) {
+	for said := false; ; {
+		tasks, err := conn.Tasks(ctx)
+		if err == nil {
+			return tasks, nil
+		}
+		if !errors.Is(err, queue.ErrNotReady) {
+			return nil, err
+		}
+		if !said && waiting != nil {
+			fmt.Fprintf(waiting, "The task queue is not set up yet: waiting for a coordinator (c4book coordinator or generate) on %s.\n", conn.ConnectedURL())
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(notReadyRetry):
+		}
+	}
+}

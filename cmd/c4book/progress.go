@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/c4book/c4book/coordinator"
+)
+
+// How often the progress of a job is shown: redrawn in place on a
+// terminal, a plain line otherwise.
+const (
+	progressRedrawEvery = 250 * time.Millisecond
+	progressLineEvery   = 10 * time.Second
+)
+
+// progressBarWidth is the number of cells of the bar drawn on a terminal.
+const progressBarWidth = 24
+
+// console owns standard error while a job runs: it shows the job's
+// progress (a bar redrawn in place on a terminal, a line every
+// progressLineEvery otherwise) and writes log lines without tearing the
+// bar. It is an io.Writer for the logs; its methods are safe for
+// concurrent use.
+type console struct {
+	out  io.Writer
+	term bool
+
+	mu        sync.Mutex
+	cur       coordinator.Progress
+	base      coordinator.Progress // first report of the current phase: the rate counts from it
+	have      bool                 // a report came
+	changed   bool                 // a report came since the last draw
+	drawn     bool                 // a bar is on the screen
+	extraText string               // the last text of extra
+
+	// extra, if not nil, returns text shown after the figures ("3
+	// workers"); it is called every progressLineEvery.
+	extra func() string
+
+	quiet atomic.Bool // drop the messages of quietLogger's loggers
+}
+
+// newConsole returns a console writing to out, drawing a bar if term.
+func newConsole(out io.Writer, term bool) *console {
+	return &console{out: out, term: term}
+}
+
+// logger returns a logger writing through the console at level and up.
+func (c *console) logger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(c, &slog.HandlerOptions{Level: level, ReplaceAttr: shortTime}))
+}
+
+// quietLogger returns a logger like logger(level) that writes nothing
+// once quieten is called: for connections, whose closing at the end is no
+// news.
+func (c *console) quietLogger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(quietWriter{c}, &slog.HandlerOptions{Level: level, ReplaceAttr: shortTime}))
+}
+
+// quieten silences the loggers of quietLogger.
+func (c *console) quieten() { c.quiet.Store(true) }
+
+// quietWriter writes to its console until the console is quietened.
+type quietWriter struct{ c *console }
+
+func (w quietWriter) Write(p []byte) (int, error) {
+	if w.c.quiet.Load() {
+		return len(p), nil
+	}
+	return w.c.Write(p)
+}
+
+// shortTime writes the time of a log record as hours, minutes and seconds.
+func shortTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.String(slog.TimeKey, a.Value.Time().Format(time.TimeOnly))
+	}
+	return a
+}
+
+// Write writes log output p, clearing the bar first and drawing it again
+// after.
+func (c *console) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clearLocked()
+	n, err := c.out.Write(p)
+	c.drawLocked()
+	return n, err
+}
+
+// update records where the job stands; it is the coordinator's Progress
+// callback.
+func (c *console) update(p coordinator.Progress) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.have || p.Phase != c.cur.Phase {
+		c.base = p
+	}
+	c.cur, c.have, c.changed = p, true, true
+}
+
+// run shows the progress until ctx is done.
+func (c *console) run(ctx context.Context) {
+	every := progressLineEvery
+	if c.term {
+		every = progressRedrawEvery
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var polled time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if c.extra != nil && time.Since(polled) >= progressLineEvery {
+			polled = time.Now()
+			extra := c.extra() // may ask the server: not under the lock
+			c.mu.Lock()
+			c.changed = c.changed || extra != c.extraText
+			c.extraText = extra
+			c.mu.Unlock()
+		}
+		c.mu.Lock()
+		if c.term {
+			if c.changed {
+				c.clearLocked()
+				c.drawLocked()
+			}
+		} else if c.have {
+			fmt.Fprintf(c.out, "%s %s\n", time.Now().Format(time.TimeOnly), withExtra(progressLine(c.base, c.cur), ", ", c.extraText))
+		}
+		c.changed = false
+		c.mu.Unlock()
+	}
+}
+
+// withExtra returns s followed by sep and extra, or s if extra is empty.
+func withExtra(s, sep, extra string) string {
+	if extra == "" {
+		return s
+	}
+	return s + sep + extra
+}
+
+// stop removes the bar from the screen: what follows starts on a clean
+// line.
+func (c *console) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clearLocked()
+	c.have = false
+}
+
+// clearLocked erases the bar, if drawn.
+func (c *console) clearLocked() {
+	if c.drawn {
+		io.WriteString(c.out, "\r\x1b[K")
+		c.drawn = false
+	}
+}
+
+// drawLocked draws the bar on a terminal, if there is progress to show.
+func (c *console) drawLocked() {
+	if !c.term || !c.have {
+		return
+	}
+	io.WriteString(c.out, withExtra(progressBar(c.base, c.cur), "  ", c.extraText))
+	c.drawn = true
+}
+
+// progressBar returns the one-line bar of a job at cur, whose phase began
+// to be reported at base:
+//
+//	solving  [=========>              ]  41.3%  11,234/27,193  842/s  ETA 19s
+//
+// A phase whose total is not known yet shows the count and the rate.
+func progressBar(base, cur coordinator.Progress) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-8s ", cur.Phase)
+	if cur.Total > 0 {
+		filled := int(float64(progressBarWidth) * float64(cur.Done) / float64(cur.Total))
+		filled = min(max(filled, 0), progressBarWidth)
+		b.WriteByte('[')
+		b.WriteString(strings.Repeat("=", filled))
+		if filled < progressBarWidth {
+			b.WriteByte('>')
+			b.WriteString(strings.Repeat(" ", progressBarWidth-filled-1))
+		}
+		b.WriteString("] ")
+	}
+	b.WriteString(progressFigures(base, cur, "  "))
+	return b.String()
+}
+
+// progressLine returns the plain line of a job at cur, for logs:
+//
+//	solving 11,234/27,193 positions (41.3%), 842/s, ETA 19s
+func progressLine(base, cur coordinator.Progress) string {
+	return fmt.Sprintf("%s %s", cur.Phase, progressFigures(base, cur, ", "))
+}
+
+// progressFigures returns the count, percentage, rate and ETA of a job at
+// cur, separated by sep. The rate is that of the positions done since
+// base, the phase's first report, so that the positions a resumed job
+// found done do not count.
+func progressFigures(base, cur coordinator.Progress, sep string) string {
+	var parts []string
+	count := formatCount(cur.Done) + " positions"
+	if cur.Total > 0 {
+		count = fmt.Sprintf("%s/%s positions (%.1f%%)", formatCount(cur.Done), formatCount(cur.Total), 100*float64(cur.Done)/float64(cur.Total))
+	}
+	parts = append(parts, count)
+	rate := 0.0
+	if dt := (cur.Elapsed - base.Elapsed).Seconds(); dt > 0 && cur.Done > base.Done {
+		rate = float64(cur.Done-base.Done) / dt
+	}
+	if rate > 0 {
+		parts = append(parts, formatRate(rate)+"/s")
+	}
+	if cur.Total > 0 && cur.Done < cur.Total {
+		eta := "ETA --"
+		if rate > 0 {
+			eta = "ETA " + formatSpan(time.Duration(float64(cur.Total-cur.Done)/rate*float64(time.Second)))
+		}
+		parts = append(parts, eta)
+	}
+	return strings.Join(parts, sep)
+}
+
+// formatCount writes n with a comma between groups of three digits.
+func formatCount[T int64 | uint64 | int](n T) string {
+	s := strconv.FormatInt(int64(n), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, d := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// formatRate writes a rate per second: three significant digits, or a
+// whole count with commas from 1,000 up.
+func formatRate(r float64) string {
+	switch {
+	case r >= 1000:
+		return formatCount(int64(r + 0.5))
+	case r >= 100:
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	case r >= 10:
+		return strconv.FormatFloat(r, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(r, 'f', 2, 64)
+}
+
+// formatSpan writes a span of time rounded for people: "850ms", "19s", "4m05s",
+// "2h03m".
+func formatSpan(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/worker"
+)
+
+const workerLong = `Join a generation job as a worker: connect to the NATS server of a
+coordinator (--nats URL, nats.url), take tasks, solve their positions and
+send back the exact scores, until stopped.
+
+The worker runs --concurrency threads (worker.concurrency; 0, the default,
+is one per CPU), each with a transposition table of --tt-size
+(solver.tt-size) that stays warm from one task to the next. Credentials and
+TLS come from nats.token, nats.user and nats.password, nats.creds and
+nats.tls.*; a server that refuses them makes the command fail at once. If
+the coordinator has not set up the queue yet, the worker says so and waits.
+It serves every job on the server, one after the other.
+
+Ctrl-C hands the tasks being solved back to the queue at once (another
+worker takes them) and exits with status 130. With --exit-when-idle D the
+worker leaves, with status 0, once no task came for D: the job is done or
+other workers hold the rest.`
+
+const workerExample = `  C4BOOK_NATS_TOKEN=s3cret c4book worker --nats nats://coordinator:4222
+  c4book worker --nats tls://coordinator:4222 --concurrency 8 --tt-size 1GiB --exit-when-idle 5m`
+
+// newWorkerCommand builds "c4book worker".
+func newWorkerCommand(a *app) *cobra.Command {
+	var idle time.Duration
+	var id string
+	cmd := &cobra.Command{
+		Use:     "worker --nats URL [--concurrency N] [--tt-size SIZE] [--exit-when-idle DURATION]",
+		Short:   "Solve the tasks of generation jobs from a NATS server",
+		Long:    workerLong,
+		Example: workerExample,
+		Args:    checkArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if idle < 0 {
+				return newUsageError(cmd, fmt.Errorf("--exit-when-idle %v: must be 0 (never) or more", idle))
+			}
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			if cfg.NATS.URL == "" {
+				return newUsageError(cmd, errors.New("--nats URL (nats.url) is required: the NATS server of the coordinator, such as nats://host:4222"))
+			}
+			return runWorker(cmd.Context(), a, cfg, id, idle)
+		},
+	}
+	f := cmd.Flags()
+	def := config.Default()
+	f.String("nats", "", "`URL` of the coordinator's NATS server (nats.url)")
+	bindKey(f, "nats", "nats.url")
+	f.Int("concurrency", def.Worker.Concurrency, "solving threads; 0: one per CPU (worker.concurrency)")
+	bindKey(f, "concurrency", "worker.concurrency")
+	addTTSizeFlag(f)
+	f.DurationVar(&idle, "exit-when-idle", 0, "leave once no task came for this `DURATION` (0: never)")
+	f.StringVar(&id, "id", "", "`NAME` of the worker in results and status (default HOST-PID)")
+	return cmd
+}
+
+// runWorker runs a worker configured by cfg until ctx is done or it is
+// idle for idle (if positive).
+func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle time.Duration) error {
+	log := newConsole(a.stderr, false).logger(slog.LevelInfo).With("role", "worker")
+	host, _ := os.Hostname()
+	conn, err := connect(ctx, cfg, "c4book worker "+host, log)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return err
+	}
+	defer conn.Close()
+	n := cfg.Worker.Concurrency
+	if n == 0 {
+		n = runtime.NumCPU()
+	}
+	fmt.Fprintf(a.stderr, "Connected to %s: %d solving threads, tables of %v each.\n", conn.ConnectedURL(), n, cfg.Solver.TTSize)
+
+	// The wait for the queue counts as idle time.
+	waitCtx, cancel := ctx, context.CancelFunc(func() {})
+	if idle > 0 {
+		waitCtx, cancel = context.WithTimeout(ctx, idle)
+	}
+	tasks, err := waitForTasks(waitCtx, conn, a.stderr)
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+		return errInterrupted
+	case err != nil && waitCtx.Err() != nil:
+		fmt.Fprintf(a.stderr, "No coordinator set up the queue within %v: leaving.\n", idle)
+		return nil
+	case err != nil:
+		return fmt.Errorf("binding to the task queue: %w", err)
+	}
+	err = worker.Run(ctx, tasks, conn, worker.Config{
+		ID:          id,
+		Concurrency: n,
+		TableBytes:  int64(cfg.Solver.TTSize),
+		Heartbeat:   heartbeat(cfg.Queue.AckWait),
+		IdleExit:    idle,
+		Log:         log,
+	})
+	switch {
+	case err != nil:
+		return err
+	case ctx.Err() != nil:
+		return errInterrupted
+	}
+	return nil
+}
