@@ -130,6 +130,5 @@ func newRootCommand(a *app) *cobra.Command {
 
 	root.AddCommand(newSolveCommand(a), newBenchCommand(a))
 	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a))
-	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a))
 	return root
 }
