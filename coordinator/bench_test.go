@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,5 +89,63 @@ func BenchmarkRun_fakeWorkers(b *testing.B) {
 				b.ReportMetric(sum.Wall.Seconds(), "job-s")
 			}
 		})
+	}
+}
+
+// BenchmarkRun_grouping compares a generation job, whose worker keeps its
+// table warm over tasks of neighbouring leaves, with solving the same
+// leaves one by one with a cleared table each: the ratios of nodes and of
+// seconds are what task grouping and the warm table save. One worker
+// thread, 64 MiB table. Run with -benchtime=1x.
+func BenchmarkRun_grouping(b *testing.B) {
+	board := solver.Standard
+	spec := coordinator.Spec{Board: board, Root: "445344363", Depth: 14, TaskSize: 64}
+	for b.Loop() {
+		c := newCluster(b, board)
+		ctx, cancel := context.WithCancel(context.Background())
+		wait := c.startCountingWorker(b, ctx, "w", &atomic.Int64{})
+		start := time.Now()
+		var solveTime time.Duration
+		var leaves int64
+		cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(b),
+			Progress: func(p coordinator.Progress) {
+				if p.Phase == coordinator.Solving && p.Total > 0 && p.Done == p.Total {
+					solveTime, leaves = p.Elapsed, p.Total
+				}
+			}}
+		sum, err := coordinator.Run(ctx, cfg)
+		cancel()
+		wait()
+		if err != nil {
+			b.Fatal(err)
+		}
+		jobTime := time.Since(start)
+
+		// The same leaves, one by one, each with a cleared table.
+		scratch := newScratchBook(b, board)
+		pl, err := coordinator.MakePlan(context.Background(), spec, scratch, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, _ := solver.New(board, solver.DefaultTableBytes)
+		var coldNodes uint64
+		var coldTime time.Duration
+		for _, k := range pl.Leaves {
+			p, _ := board.PositionFromKey(k)
+			s.Table().Clear()
+			s.ResetNodes()
+			t0 := time.Now()
+			s.Solve(p)
+			coldTime += time.Since(t0)
+			coldNodes += s.Nodes()
+		}
+		b.ReportMetric(float64(leaves), "leaves")
+		b.ReportMetric(float64(sum.Nodes), "job-nodes")
+		b.ReportMetric(solveTime.Seconds(), "job-solve-s")
+		b.ReportMetric(jobTime.Seconds(), "job-s")
+		b.ReportMetric(float64(coldNodes), "cold-nodes")
+		b.ReportMetric(coldTime.Seconds(), "cold-s")
+		b.ReportMetric(float64(coldNodes)/float64(sum.Nodes), "node-ratio")
+		b.ReportMetric(coldTime.Seconds()/solveTime.Seconds(), "time-ratio")
 	}
 }

@@ -103,17 +103,60 @@ func (s *Solver) tableKey(p *Position) (uint64, bool) {
 	return k, false
 }
 
+// SolveNear is Solve for a position whose score is likely guess, such as
+// the score of a sibling just solved: it first asks whether the score is
+// at least guess, then whether it is above, and if both answers confirm
+// guess, that is the score after two searches. A wrong guess costs little
+// more than Solve.
+func (s *Solver) SolveNear(p Position, guess int) int {
+	if v, ok := s.terminalScore(&p); ok {
+		return v
+	}
+	if v, ok := s.askOracle(&p); ok {
+		return v
+	}
+	lo, hi := s.board.ScoreRange(p.moves)
+	s.mirrorTable = p.Key() == p.MirrorKey()
+	guess = max(lo, min(hi, guess))
+	for _, med := range [2]int{guess - 1, guess} {
+		if med < lo || med >= hi {
+			continue
+		}
+		r := s.negamax(p, med, med+1)
+		if s.stopped {
+			return 0
+		}
+		if r <= med {
+			hi = r
+		} else {
+			lo = r
+		}
+	}
+	return s.narrow(p, lo, hi)
+}
+
 // SolveContext is Solve that gives up when ctx is done, returning ctx's
 // error. A search stopped this way leaves the table as valid as before:
 // only finished searches store their results.
 func (s *Solver) SolveContext(ctx context.Context, p Position) (int, error) {
+	return s.withContext(ctx, func() int { return s.Solve(p) })
+}
+
+// SolveNearContext is SolveNear that gives up when ctx is done, as
+// SolveContext does.
+func (s *Solver) SolveNearContext(ctx context.Context, p Position, guess int) (int, error) {
+	return s.withContext(ctx, func() int { return s.SolveNear(p, guess) })
+}
+
+// withContext runs solve, stopping its search when ctx is done.
+func (s *Solver) withContext(ctx context.Context, solve func() int) (int, error) {
 	s.stopRequested.Store(false)
 	s.stopped = false
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	release := context.AfterFunc(ctx, func() { s.stopRequested.Store(true) })
-	v := s.Solve(p)
+	v := solve()
 	release()
 	if s.stopped {
 		s.stopped = false
@@ -191,6 +234,11 @@ func (s *Solver) askOracle(p *Position) (int, bool) {
 // is not over and its player to move cannot make four at once.
 func (s *Solver) solveWindow(p Position, lo, hi int) int {
 	s.mirrorTable = p.Key() == p.MirrorKey()
+	return s.narrow(p, lo, hi)
+}
+
+// narrow is the loop of solveWindow.
+func (s *Solver) narrow(p Position, lo, hi int) int {
 	for lo < hi {
 		med := lo + (hi-lo)/2
 		if med <= 0 && lo/2 < med {

@@ -243,3 +243,16 @@ func TestSolver_symmetricRoot(t *testing.T) {
 		}
 	}
 }
+
+func TestSolver_SolveNear(t *testing.T) {
+	s, _ := New(Standard, 8<<20)
+	for _, c := range signaturePositions[:10] {
+		p, _ := Standard.Parse(c.moves)
+		for _, guess := range []int{c.score, c.score - 1, c.score + 1, -30, 30, 0} {
+			s.Table().Clear()
+			if got := s.SolveNear(p, guess); got != c.score {
+				t.Errorf("SolveNear(%s, %d) = %d, want %d", c.moves, guess, got, c.score)
+			}
+		}
+	}
+}

@@ -272,12 +272,15 @@ func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions
 	start := time.Now()
 	s.ResetNodes()
 	res = queue.Result{JobID: t.JobID, TaskID: t.TaskID, Keys: t.Keys, Scores: make([]int8, len(positions))}
+	guess := 0
 	for i, p := range positions {
-		v, err := s.SolveContext(ctx, p)
+		// Neighbouring positions often have the same score.
+		v, err := s.SolveNearContext(ctx, p, guess)
 		if err != nil {
 			return res, err
 		}
 		res.Scores[i] = int8(v)
+		guess = v
 	}
 	res.Nodes = s.Nodes()
 	res.Elapsed = time.Since(start)
