@@ -1,0 +1,121 @@
+package main
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/c4book/c4book/coordinator"
+)
+
+func TestProgressBar(t *testing.T) {
+	base := coordinator.Progress{Phase: coordinator.Solving, Done: 1000, Total: 4000, Elapsed: time.Second}
+	cases := []struct {
+		name string
+		cur  coordinator.Progress
+		bar  string
+		line string
+	}{
+		{
+			"half done, resumed at a quarter",
+			coordinator.Progress{Phase: coordinator.Solving, Done: 2000, Total: 4000, Elapsed: 11 * time.Second},
+			"solving  [============>           ] 2,000/4,000 positions (50.0%)  100/s  ETA 20s",
+			"solving 2,000/4,000 positions (50.0%), 100/s, ETA 20s",
+		},
+		{
+			"nothing new yet",
+			base,
+			"solving  [======>                 ] 1,000/4,000 positions (25.0%)  ETA --",
+			"solving 1,000/4,000 positions (25.0%), ETA --",
+		},
+		{
+			"done",
+			coordinator.Progress{Phase: coordinator.Solving, Done: 4000, Total: 4000, Elapsed: 31 * time.Second},
+			"solving  [========================] 4,000/4,000 positions (100.0%)  100/s",
+			"solving 4,000/4,000 positions (100.0%), 100/s",
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := progressBar(base, c.cur); got != c.bar {
+				t.Errorf("bar\ngot  %q\nwant %q", got, c.bar)
+			}
+			if got := progressLine(base, c.cur); got != c.line {
+				t.Errorf("line\ngot  %q\nwant %q", got, c.line)
+			}
+		})
+	}
+	t.Run("total not known yet", func(t *testing.T) {
+		b := coordinator.Progress{Phase: coordinator.Deriving}
+		cur := coordinator.Progress{Phase: coordinator.Deriving, Done: 12345, Elapsed: 5 * time.Second}
+		if got, want := progressBar(b, cur), "deriving 12,345 positions  2,469/s"; got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+}
+
+func TestConsole_Write(t *testing.T) {
+	t.Run("terminal: a log line clears the bar and draws it again", func(t *testing.T) {
+		var out strings.Builder
+		c := newConsole(&out, true)
+		c.logger(slog.LevelInfo).Info("before any progress")
+		c.update(coordinator.Progress{Phase: coordinator.Planning, Done: 10})
+		c.logger(slog.LevelInfo).Info("planned")
+		c.stop()
+		got := out.String()
+		bar := progressBar(coordinator.Progress{Phase: coordinator.Planning, Done: 10}, coordinator.Progress{Phase: coordinator.Planning, Done: 10})
+		if strings.Count(got, bar) != 1 || !strings.HasSuffix(got, bar+"\r\x1b[K") || strings.Contains(got, "\x1b[K\r\x1b[K") {
+			t.Errorf("got %q", got)
+		}
+		if !strings.Contains(got, "msg=planned") || !strings.Contains(got, "msg=\"before any progress\"") {
+			t.Errorf("log lines missing: %q", got)
+		}
+	})
+	t.Run("not a terminal: no bar", func(t *testing.T) {
+		var out strings.Builder
+		c := newConsole(&out, false)
+		c.update(coordinator.Progress{Phase: coordinator.Planning, Done: 10})
+		c.logger(slog.LevelInfo).Info("planned")
+		c.stop()
+		if got := out.String(); strings.Contains(got, "\r") || strings.Contains(got, "[") || !strings.Contains(got, "msg=planned") {
+			t.Errorf("got %q", got)
+		}
+	})
+	t.Run("quietened", func(t *testing.T) {
+		var out strings.Builder
+		c := newConsole(&out, false)
+		c.quietLogger(slog.LevelWarn).Warn("shown")
+		c.quieten()
+		c.quietLogger(slog.LevelWarn).Warn("dropped")
+		c.logger(slog.LevelInfo).Info("still shown")
+		got := out.String()
+		if !strings.Contains(got, "shown") || strings.Contains(got, "dropped") || !strings.Contains(got, "still shown") {
+			t.Errorf("got %q", got)
+		}
+	})
+}
+
+func TestFormatSpan(t *testing.T) {
+	cases := map[time.Duration]string{
+		1234567 * time.Nanosecond:                    "1ms",
+		4*time.Second + 270*time.Millisecond:         "4.3s",
+		19*time.Second + 600*time.Millisecond:        "20s",
+		4*time.Minute + 5*time.Second:                "4m05s",
+		2*time.Hour + 3*time.Minute + 40*time.Second: "2h04m",
+	}
+	for d, want := range cases {
+		if got := formatSpan(d); got != want {
+			t.Errorf("formatSpan(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestFormatCount(t *testing.T) {
+	cases := map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -45000: "-45,000"}
+	for n, want := range cases {
+		if got := formatCount(n); got != want {
+			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
