@@ -46,8 +46,8 @@ type Book struct {
 // NATS says which NATS server carries the tasks and how to reach it.
 type NATS struct {
 	URL      string // nats.url: server URL(s); empty runs an embedded server
-	Listen   string // nats.listen: HOST:PORT on which the embedded server accepts clients; empty: in-process only
-	StoreDir string // nats.store-dir: JetStream directory of the embedded server; empty: inside the book directory
+	Listen   string // nats.listen: HOST:PORT on which the embedded server accepts clients (with authentication); empty: in-process only
+	StoreDir string // nats.store-dir: JetStream directory of the embedded server; empty: "nats" inside the book directory
 	Creds    string // nats.creds: credentials file
 	Token    string // nats.token: authentication token
 	User     string // nats.user: user name
@@ -55,11 +55,14 @@ type NATS struct {
 	TLS      TLS
 }
 
-// TLS holds the files of a TLS connection to NATS.
+// TLS holds the files of TLS with NATS. A client (nats.url) presents
+// Cert to the server and trusts CA for the server's certificate; the
+// embedded server listening on nats.listen serves Cert and, if CA is set,
+// requires client certificates signed by CA.
 type TLS struct {
-	Cert string // nats.tls.cert: client certificate (PEM)
-	Key  string // nats.tls.key: key of the client certificate (PEM)
-	CA   string // nats.tls.ca: certificate authority to trust (PEM)
+	Cert string // nats.tls.cert: certificate (PEM): the client's, or the listening embedded server's
+	Key  string // nats.tls.key: key of nats.tls.cert (PEM)
+	CA   string // nats.tls.ca: certificate authority (PEM): of the server's certificate, or, listening, of the clients'
 }
 
 // Queue configures the task queue.
@@ -108,15 +111,15 @@ var keys = []key{
 	{"solver.tt-size", "memory of each solver's transposition table (bytes, or with a suffix KiB, MiB, GiB, KB, MB, GB)", func(c *Config) any { return &c.Solver.TTSize }},
 	{"book.path", "directory of the opening book", func(c *Config) any { return &c.Book.Path }},
 	{"nats.url", "NATS server URL(s), comma-separated; empty runs an embedded server", func(c *Config) any { return &c.NATS.URL }},
-	{"nats.listen", "HOST:PORT on which the embedded server accepts workers; empty: in-process only", func(c *Config) any { return &c.NATS.Listen }},
-	{"nats.store-dir", "JetStream directory of the embedded server; empty: inside the book directory", func(c *Config) any { return &c.NATS.StoreDir }},
+	{"nats.listen", "HOST:PORT on which the embedded server accepts workers, which needs nats.token, nats.user and nats.password, or nats.tls.ca; empty: in-process only", func(c *Config) any { return &c.NATS.Listen }},
+	{"nats.store-dir", "JetStream directory of the embedded server; empty: the directory nats inside the book directory", func(c *Config) any { return &c.NATS.StoreDir }},
 	{"nats.creds", "NATS credentials file", func(c *Config) any { return &c.NATS.Creds }},
 	{"nats.token", "NATS authentication token", func(c *Config) any { return &c.NATS.Token }},
 	{"nats.user", "NATS user name", func(c *Config) any { return &c.NATS.User }},
 	{"nats.password", "password of nats.user", func(c *Config) any { return &c.NATS.Password }},
-	{"nats.tls.cert", "TLS client certificate file (PEM)", func(c *Config) any { return &c.NATS.TLS.Cert }},
-	{"nats.tls.key", "TLS client key file (PEM)", func(c *Config) any { return &c.NATS.TLS.Key }},
-	{"nats.tls.ca", "TLS certificate authority file to trust (PEM)", func(c *Config) any { return &c.NATS.TLS.CA }},
+	{"nats.tls.cert", "TLS certificate file (PEM): the client's with nats.url, the embedded server's with nats.listen", func(c *Config) any { return &c.NATS.TLS.Cert }},
+	{"nats.tls.key", "key file of nats.tls.cert (PEM)", func(c *Config) any { return &c.NATS.TLS.Key }},
+	{"nats.tls.ca", "TLS certificate authority file (PEM): of the server's certificate with nats.url; with nats.listen, of the client certificates the server requires", func(c *Config) any { return &c.NATS.TLS.CA }},
 	{"queue.ack-wait", "time a worker holds a task before it is redelivered, unless it reports progress; at least 1s", func(c *Config) any { return &c.Queue.AckWait }},
 	{"queue.max-deliver", "deliveries of a task before it is reported as failed; at least 1", func(c *Config) any { return &c.Queue.MaxDeliver }},
 	{"queue.task-size", "positions in one task, 1..100000", func(c *Config) any { return &c.Queue.TaskSize }},

@@ -110,6 +110,9 @@ func TestGenerate_interrupt(t *testing.T) {
 	if !strings.Contains(r.stdout, "Job 5x4-d10 complete") {
 		t.Errorf("the job run again did not complete:\n%s", r.stdout)
 	}
+	if before := summaryValue(r.stdout, "in the book before"); before == "0" || before == "" {
+		t.Errorf("the resumed run found nothing in the book (the positions scored at once were written before the interruption):\n%s", r.stdout)
+	}
 	checkGeneratedBook(t, bookPath, b, "", 10, 1000)
 }
 
