@@ -259,3 +259,23 @@ func BenchmarkBook_Get_missing(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "gets/s")
 }
+
+// BenchmarkReader_GetEntry looks up random positions of the book with one
+// Reader.
+func BenchmarkReader_GetEntry(b *testing.B) {
+	bk, entries := openBenchBook(b)
+	r, err := bk.NewReader()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	rng := rand.New(rand.NewPCG(1, 1))
+	for b.Loop() {
+		e := entries[rng.IntN(len(entries))]
+		v, ok, err := r.GetEntry(e.Depth, e.Key)
+		if err != nil || !ok || v != e.Value {
+			b.Fatalf("GetEntry(%v) = %v, %v, %v", e, v, ok, err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "gets/s")
+}

@@ -128,7 +128,7 @@ func newRootCommand(a *app) *cobra.Command {
 	pf.Int("height", def.Board.Height, "rows of the board (board.height)")
 	bindKey(pf, "height", "board.height")
 
-	root.AddCommand(newSolveCommand(a), newBenchCommand(a))
+	root.AddCommand(newSolveCommand(a), newBenchCommand(a), newBookCommand(a))
 	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a))
 	return root
 }

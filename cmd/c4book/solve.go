@@ -24,18 +24,27 @@ transposition table stays warm from one position to the next.
 
 A line that is not a position is reported on standard error with its
 number; the other lines are still answered and the command fails at the
-end.`
+end.
+
+--book PATH answers from an opening book (see "c4book book"): a position
+the book holds is answered at once, and the search asks the book about
+every position it meets with no more stones than the deepest position of
+the book, so only the part of the game below the book is searched. The
+book must be of the board being solved. --nodes prints the number of
+nodes searched for each position on standard error.`
 
 const solveExample = `  c4book solve 4453
   c4book solve -a 4453
   c4book solve -w 4453 2252576253462244111563365343671351441
-  c4book solve < Test_L3_R1 | diff - Test_L3_R1`
+  c4book solve < Test_L3_R1 | diff - Test_L3_R1
+  c4book solve --book c4book.db -a 44`
 
 // newSolveCommand builds "c4book solve".
 func newSolveCommand(a *app) *cobra.Command {
-	var weak, analyze bool
+	var weak, analyze, nodes bool
+	var bookPath string
 	cmd := &cobra.Command{
-		Use:     "solve [-w | -a] [--tt-size SIZE] [MOVES...]",
+		Use:     "solve [-w | -a] [--book PATH] [--tt-size SIZE] [MOVES...]",
 		Short:   "Print the exact score of positions",
 		Long:    solveLong,
 		Example: solveExample,
@@ -52,18 +61,28 @@ func newSolveCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := &solveRun{s: s, weak: weak, analyze: analyze, out: bufio.NewWriter(a.stdout), stderr: a.stderr}
-			if len(args) > 0 {
-				return r.solveArgs(cmd.Context(), args)
+			r := &solveRun{s: s, weak: weak, analyze: analyze, nodes: nodes, out: bufio.NewWriter(a.stdout), stderr: a.stderr}
+			if bookPath == "" {
+				return r.run(cmd.Context(), args, a.stdin)
 			}
-			if isTerminal(a.stdin) {
-				fmt.Fprintln(a.stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
+			bk, err := openBook(cmd, cfg, bookPath, bookReadOnly)
+			if err != nil {
+				return err
 			}
-			return r.solveLines(cmd.Context(), a.stdin)
+			if r.oracle, err = useBook(s, bk); err != nil {
+				return closeBook(bk, err)
+			}
+			err = r.run(cmd.Context(), args, a.stdin)
+			if cerr := r.oracle.Close(); err == nil {
+				err = cerr
+			}
+			return closeBook(bk, err)
 		},
 	}
 	cmd.Flags().BoolVarP(&weak, "weak", "w", false, "print the weak score: 1 win, 0 draw, -1 loss")
 	cmd.Flags().BoolVarP(&analyze, "analyze", "a", false, "print the score of each column, -1000 for a column that cannot be played")
+	cmd.Flags().StringVar(&bookPath, "book", "", "answer from the opening book at `PATH` and use it during the search")
+	cmd.Flags().BoolVar(&nodes, "nodes", false, "print the nodes searched for each position on standard error")
 	addTTSizeFlag(cmd.Flags())
 	return cmd
 }
@@ -72,9 +91,22 @@ func newSolveCommand(a *app) *cobra.Command {
 type solveRun struct {
 	s             *solver.Solver
 	weak, analyze bool
+	nodes         bool        // print the nodes of each position on stderr
+	oracle        *bookOracle // the book s asks (--book), or nil
 	out           *bufio.Writer
 	stderr        io.Writer
 	bad           int // inputs that are not positions
+}
+
+// run answers args, or the lines of stdin if there is none.
+func (r *solveRun) run(ctx context.Context, args []string, stdin io.Reader) error {
+	if len(args) > 0 {
+		return r.solveArgs(ctx, args)
+	}
+	if isTerminal(stdin) {
+		fmt.Fprintln(r.stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
+	}
+	return r.solveLines(ctx, stdin)
 }
 
 // solveArgs answers each argument.
@@ -139,6 +171,7 @@ func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
 // results as they come. An exact solve stops when ctx ends
 // (errInterrupted); -w and -a finish the position first.
 func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) error {
+	r.s.ResetNodes()
 	switch {
 	case r.analyze:
 		scores, ok := r.s.Analyze(p)
@@ -158,6 +191,12 @@ func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) 
 			return errInterrupted
 		}
 		fmt.Fprintf(r.out, "%s %d\n", moves, v)
+	}
+	if err := r.oracle.Err(); err != nil {
+		return err
+	}
+	if r.nodes {
+		fmt.Fprintf(r.stderr, "%s: %d nodes\n", moves, r.s.Nodes())
 	}
 	return r.out.Flush()
 }

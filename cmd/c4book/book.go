@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/solver"
+)
+
+const bookLong = `Read, check and convert an opening book.
+
+The book is a Pebble database in a directory: --book PATH, or the key
+book.path (default c4book.db). It knows its board size, so the commands
+that read it need no --width and --height; given, they must match it.
+get, stats, export and verify open the book read-only: several can run at
+once, but not while another process writes the book. import and compact
+write it.`
+
+// newBookCommand builds "c4book book" and its subcommands.
+func newBookCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "book",
+		Short: "Look up, import, export, verify and compact the opening book",
+		Long:  bookLong,
+		Args:  checkArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	pf := cmd.PersistentFlags()
+	pf.String("book", config.Default().Book.Path, "opening book at `PATH`, a directory (book.path)")
+	bindKey(pf, "book", "book.path")
+	cmd.AddCommand(
+		newBookGetCommand(a),
+		newBookStatsCommand(a),
+		newBookExportCommand(a),
+		newBookImportCommand(a),
+		newBookVerifyCommand(a),
+		newBookCompactCommand(a),
+	)
+	return cmd
+}
+
+// bookMode says how a command opens the book.
+type bookMode int
+
+const (
+	bookReadOnly  bookMode = iota // read-only; the book must exist
+	bookReadWrite                 // for writing; the book must exist
+	bookCreate                    // for writing; a missing book is made
+)
+
+// openBook opens the book at path for cmd. A book is made (bookCreate) for
+// the configured board; an existing one must be of that board only if
+// cmd's --width or --height was given. Errors say what to do.
+func openBook(cmd *cobra.Command, cfg config.Config, path string, mode bookMode) (*book.Book, error) {
+	var want *solver.Board
+	if mode == bookCreate || boardFlagsGiven(cmd) {
+		b, err := solver.NewBoard(cfg.Board.Width, cfg.Board.Height)
+		if err != nil {
+			return nil, fmt.Errorf("board.width, board.height: %w", err)
+		}
+		want = b
+	}
+	bk, err := book.Open(path, &book.Options{ReadOnly: mode == bookReadOnly, Create: mode == bookCreate, Board: want})
+	switch {
+	case errors.Is(err, book.ErrNotExist) && mode == bookReadWrite && cmd.Flags().Lookup("create") != nil:
+		return nil, fmt.Errorf("book %s does not exist (--create makes it)", path)
+	case errors.Is(err, book.ErrNotExist):
+		return nil, fmt.Errorf("book %s does not exist", path)
+	case errors.Is(err, book.ErrBoardMismatch):
+		if other, oerr := bookBoard(path); oerr == nil {
+			return nil, boardMismatchError(path, other, want)
+		}
+		return nil, err
+	case err != nil:
+		return nil, err
+	}
+	return bk, nil
+}
+
+// boardFlagsGiven reports whether --width or --height is on cmd's command
+// line.
+func boardFlagsGiven(cmd *cobra.Command) bool {
+	return cmd.Flags().Changed("width") || cmd.Flags().Changed("height")
+}
+
+// bookBoard returns the board of the book at path, opened read-only for a
+// moment.
+func bookBoard(path string) (*solver.Board, error) {
+	bk, err := book.Open(path, &book.Options{ReadOnly: true, CacheBytes: 1 << 20})
+	if err != nil {
+		return nil, err
+	}
+	defer bk.Close()
+	return bk.Board(), nil
+}
+
+// boardMismatchError says that the book at path holds positions of board
+// have, not of want, and how to use it.
+func boardMismatchError(path string, have, want *solver.Board) error {
+	return fmt.Errorf("%w: book %s holds %v positions, not %v (give --width %d --height %d to use it)",
+		book.ErrBoardMismatch, path, have, want, have.Width(), have.Height())
+}
+
+// closeBook closes bk and returns err, or the error of Close if err is
+// nil.
+func closeBook(bk *book.Book, err error) error {
+	if cerr := bk.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// bookPath returns the path of the book of cfg.
+func bookPath(cfg config.Config) string { return cfg.Book.Path }

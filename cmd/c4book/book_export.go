@@ -1,0 +1,153 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/c4book/c4book/book"
+)
+
+const bookExportLong = `Write the book in another format, to standard output or --out FILE.
+
+--format text (the default) writes a line "moves score" per entry, in
+order of depth: one game reaching the position (or its mirror image,
+which shares the entry), and its score. The empty board is "-". The
+lines can be read back by "c4book book import" and "c4book book get".
+
+--format pons writes the .book file of Pascal Pons' connect4 solver: a
+hash table of 2^L+ slots (the smallest prime above 2^L) holding a partial
+key and a one-byte score. The format is lossy: positions whose slot is
+taken by a shallower one are left out, as are scores his format has no
+value for, and the origins of scores are dropped. What was written and
+what was lost is reported on standard error. --log-size L chooses the
+table (21..27, the sizes his loader reads); by default the smallest whose
+table is at most half full, or 27. See README.md, "The book".
+
+--max-depth N leaves out the positions with more than N stones.`
+
+const bookExportExample = `  c4book book export > book.txt
+  c4book book export --format pons --max-depth 12 --out 7x6.book`
+
+// newBookExportCommand builds "c4book book export".
+func newBookExportCommand(a *app) *cobra.Command {
+	var format, out string
+	var maxDepth, logSize int
+	cmd := &cobra.Command{
+		Use:     "export [--format text|pons] [--out FILE] [--max-depth N] [--book PATH]",
+		Short:   "Write the book as \"moves score\" text or as Pons' .book file",
+		Long:    bookExportLong,
+		Example: bookExportExample,
+		Args:    checkArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case format != "text" && format != "pons":
+				return newUsageError(cmd, fmt.Errorf("--format %q: want text or pons", format))
+			case maxDepth < 0:
+				return newUsageError(cmd, fmt.Errorf("--max-depth %d: must be 0 (all) or more", maxDepth))
+			case logSize != 0 && format != "pons":
+				return newUsageError(cmd, errors.New("--log-size is for --format pons"))
+			case format == "pons" && out == "" && isTerminal(a.stdout):
+				return newUsageError(cmd, errors.New("--format pons writes binary data: give --out FILE or redirect the output"))
+			}
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			bk, err := openBook(cmd, cfg, bookPath(cfg), bookReadOnly)
+			if err != nil {
+				return err
+			}
+			e := bookExport{bk: bk, format: format, maxDepth: maxDepth, logSize: logSize, stderr: a.stderr}
+			if out == "" {
+				e.name = "standard output"
+				return closeBook(bk, e.write(a.stdout))
+			}
+			e.name = out
+			return closeBook(bk, writeFileAtomic(out, e.write))
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "`FORMAT` of the output: text or pons")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write to `FILE` instead of standard output")
+	cmd.Flags().IntVar(&maxDepth, "max-depth", 0, "export only positions of at most `N` stones (0: all)")
+	cmd.Flags().IntVar(&logSize, "log-size", 0, "pons: log2 of the table size, 21..27 (0: the smallest at most half full)")
+	return cmd
+}
+
+// bookExport is one run of "c4book book export".
+type bookExport struct {
+	bk       *book.Book
+	format   string
+	maxDepth int // 0: all
+	logSize  int // pons only; 0: default
+	name     string
+	stderr   io.Writer
+}
+
+// write exports the book to w and reports what it wrote on stderr.
+func (e *bookExport) write(w io.Writer) error {
+	if e.format == "text" {
+		maxDepth := e.bk.Board().Cells()
+		if e.maxDepth > 0 {
+			maxDepth = e.maxDepth
+		}
+		n, err := e.bk.ExportText(w, 0, maxDepth)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "wrote %d positions to %s\n", n, e.name)
+		return nil
+	}
+	r, err := e.bk.ExportPons(w, &book.PonsOptions{MaxDepth: e.maxDepth, LogSize: e.logSize})
+	if err != nil {
+		return err
+	}
+	writePonsReport(e.stderr, e.name, r)
+	return nil
+}
+
+// writePonsReport says what a Pons export wrote and lost.
+func writePonsReport(w io.Writer, name string, r book.PonsReport) {
+	pct := func(n int64) float64 {
+		if r.Entries == 0 {
+			return 0
+		}
+		return 100 * float64(n) / float64(r.Entries)
+	}
+	fmt.Fprintf(w, "wrote %s: %d of %d positions of depth 0..%d (%.1f%%)\n", name, r.Stored, r.Entries, r.Depth, pct(r.Stored))
+	fmt.Fprintf(w, "lost: %d to collisions (%.1f%%), %d with a score the format cannot hold\n", r.Collided, pct(r.Collided), r.OutOfRange)
+	fmt.Fprintf(w, "table: log2 size %d, %d slots (load %.2f), %d-byte keys, 1-byte values, %d bytes\n",
+		r.LogSize, r.Size, float64(r.Stored)/float64(r.Size), r.KeyBytes, r.Bytes)
+}
+
+// writeFileAtomic writes the file name with write: into a temporary file
+// of the same directory, renamed to name once complete. A failed write
+// leaves no file behind and an existing name untouched.
+func writeFileAtomic(name string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// CreateTemp makes the file 0600; an export is an ordinary file.
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBookImport_badLines(t *testing.T) {
+	isolateEnv(t)
+	path := filepath.Join(t.TempDir(), "book")
+	scores := scoreMap(t, solvedLines(t, 3))
+	in := strings.Join([]string{
+		"# solve output",       // 1: comment
+		"- " + scores["-"],     // 2: good
+		"12 " + scores["12"],   // 3: good
+		"12",                   // 4: no score
+		"126 0",                // 5: no column 6
+		"",                     // 6: blank
+		"12 11",                // 7: impossible score
+		"1212121 -7",           // 8: finished game
+		"333 " + scores["333"], // 9: good
+		"1 2 3",                // 10: three fields
+	}, "\n")
+	r := run(t, in, append([]string{"book", "import", "--create", "--book", path}, testBoardFlags...)...)
+	wantErr(t, r, "5 of 10 lines are bad")
+	if code := exitCode(r.err); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	for _, want := range []string{"line 4: ", "line 5: ", "line 7: ", "line 8: ", "line 10: "} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not report %q:\n%s", want, r.stderr)
+		}
+	}
+	if want := "standard input: 10 lines: 3 entries written, 2 skipped (blank or comment), 5 bad\n"; r.stdout != want {
+		t.Errorf("stdout %q, want %q", r.stdout, want)
+	}
+	g := bookGet(t, path, "-\n12\n333\n1\n")
+	wantOK(t, g)
+	if want := "- " + scores["-"] + "\n12 " + scores["12"] + "\n333 " + scores["333"] + "\n1 ?\n"; g.stdout != want {
+		t.Errorf("the book holds\n%s\nwant\n%s", g.stdout, want)
+	}
+}
+
+func TestBookImport_file(t *testing.T) {
+	isolateEnv(t)
+	file := filepath.Join(t.TempDir(), "solved.txt")
+	solved := solvedLines(t, 3)
+	if err := os.WriteFile(file, []byte(solved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "book")
+	t.Run("missing book", func(t *testing.T) {
+		r := run(t, "", "book", "import", "--book", path, file)
+		wantErr(t, r, "book "+path+" does not exist (--create makes it)")
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("import without --create made the book: %v", err)
+		}
+	})
+	t.Run("--create", func(t *testing.T) {
+		r := run(t, "", append([]string{"book", "import", "--create", "--book", path, file}, testBoardFlags...)...)
+		wantOK(t, r)
+		n := len(outputLines(solved))
+		if want := file + ": " + itoa(n) + " lines: " + itoa(n) + " entries written"; !strings.HasPrefix(r.stdout, want) {
+			t.Errorf("stdout %q, want it to start with %q", r.stdout, want)
+		}
+		g := bookGet(t, path, solved)
+		wantOK(t, g)
+		if g.stdout != solved {
+			t.Errorf("book get differs from the imported lines:\n%s", firstDiff(g.stdout, solved))
+		}
+	})
+	t.Run("again, into the existing book, from stdin as -", func(t *testing.T) {
+		r := run(t, solved, "book", "import", "--book", path, "-")
+		wantOK(t, r)
+		if !strings.HasPrefix(r.stdout, "standard input: ") {
+			t.Errorf("stdout %q", r.stdout)
+		}
+	})
+	t.Run("another board given", func(t *testing.T) {
+		r := run(t, solved, "book", "import", "--book", path, "--width=7", "--height=6")
+		wantErr(t, r, "holds 5x4 positions, not 7x6")
+	})
+	t.Run("missing file", func(t *testing.T) {
+		wantErr(t, run(t, "", "book", "import", "--book", path, file+".missing"), file+".missing")
+	})
+	t.Run("two files", func(t *testing.T) {
+		r := run(t, "", "book", "import", "--book", path, file, file)
+		if code := exitCode(r.err); code != 2 {
+			t.Errorf("exit code %d (%v), want 2", code, r.err)
+		}
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r := runContext(t, ctx, solved, "book", "import", "--book", path)
+		if code := exitCode(r.err); code != 130 {
+			t.Errorf("exit code %d (%v), want 130", code, r.err)
+		}
+	})
+}

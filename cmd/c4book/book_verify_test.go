@@ -1,0 +1,64 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/c4book/c4book/book"
+)
+
+func TestBookVerify(t *testing.T) {
+	isolateEnv(t)
+	path := makeBook(t, testBookDepth)
+	t.Run("consistent book", func(t *testing.T) {
+		r := run(t, "", "book", "verify", "--book", path, "--sample", "40", "--seed", "7", testTTSize)
+		wantOK(t, r)
+		t.Logf("\n%s", r.stdout)
+		for _, re := range []string{
+			`(?m)^\d+ entries read, 0 corrupt$`,
+			`(?m)^[1-9]\d* checked against their children, [1-9]\d* not \(a child is missing\)$`,
+			`(?m)^40 re-solved \(seed 7, depth 0 and more\)$`,
+			`(?m)^0 disagreements$`,
+		} {
+			if !regexp.MustCompile(re).MatchString(r.stdout) {
+				t.Errorf("output does not match %s", re)
+			}
+		}
+	})
+	t.Run("planted wrong score", func(t *testing.T) {
+		// "12" has all its children in the book: its score is checked
+		// against them. The new score must be possible at depth 2.
+		p, err := parsePosition(testBoard, "12")
+		if err != nil {
+			t.Fatal(err)
+		}
+		right := atoi(t, scoreMap(t, solvedLines(t, testBookDepth))["12"])
+		wrong := right + 2
+		withBook(t, path, func(bk *book.Book) {
+			if err := bk.PutBatch([]book.Entry{book.EntryOf(p, book.Value{Score: wrong, Origin: book.OriginDerived})}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		r := run(t, "", "book", "verify", "--book", path)
+		// The parent of 12 disagrees with its children too, now.
+		wantErr(t, r, "0 corrupt entries, 2 wrong scores")
+		if code := exitCode(r.err); code != 1 {
+			t.Errorf("exit code %d, want 1", code)
+		}
+		t.Logf("\n%s", r.stdout)
+		if want := `children: "12" (key depth 2 key `; !strings.Contains(r.stdout, want) ||
+			!strings.Contains(r.stdout, "stored "+itoa(wrong)+", want "+itoa(right)) {
+			t.Errorf("output does not report the planted score of 12 (%d, want %d):\n%s", wrong, right, r.stdout)
+		}
+		if !strings.Contains(r.stdout, `children: "1" (key depth 1 key `) || !strings.Contains(r.stdout, "2 disagreements") {
+			t.Errorf("output does not report the parent of 12:\n%s", r.stdout)
+		}
+	})
+	t.Run("negative --sample", func(t *testing.T) {
+		r := run(t, "", "book", "verify", "--book", path, "--sample", "-1")
+		if code := exitCode(r.err); code != 2 {
+			t.Errorf("exit code %d (%v), want 2", code, r.err)
+		}
+	})
+}

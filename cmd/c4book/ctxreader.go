@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"io"
+)
+
+// ctxReader reads another reader in a goroutine, a chunk at a time, so
+// that a Read waiting for input (a terminal, a pipe) returns
+// errInterrupted as soon as a context ends. Unlike readLines, it costs a
+// channel operation per chunk, not per line: it is for large inputs.
+type ctxReader struct {
+	ctx    context.Context
+	chunks chan chunk    // chunks read, in order
+	free   chan []byte   // buffers the reader may fill again
+	done   chan struct{} // closed by Close: the goroutine stops
+	cur    chunk         // the chunk being consumed
+	left   []byte        // the unread part of cur.data
+}
+
+// chunk is the result of one Read of the wrapped reader.
+type chunk struct {
+	data []byte
+	err  error
+}
+
+// ctxReaderChunk is the size of the chunks read.
+const ctxReaderChunk = 64 << 10
+
+// newCtxReader starts reading r. Close stops it; a Read of r that is
+// blocked at that moment keeps its goroutine until it returns.
+func newCtxReader(ctx context.Context, r io.Reader) *ctxReader {
+	cr := &ctxReader{
+		ctx:    ctx,
+		chunks: make(chan chunk, 1),
+		free:   make(chan []byte, 2),
+		done:   make(chan struct{}),
+	}
+	cr.free <- make([]byte, ctxReaderChunk)
+	cr.free <- make([]byte, ctxReaderChunk)
+	go cr.fill(r)
+	return cr
+}
+
+// fill reads r into free buffers and sends what it read, until an error
+// (io.EOF included) or Close.
+func (cr *ctxReader) fill(r io.Reader) {
+	for {
+		var buf []byte
+		select {
+		case buf = <-cr.free:
+		case <-cr.done:
+			return
+		}
+		n, err := r.Read(buf)
+		select {
+		case cr.chunks <- chunk{data: buf[:n], err: err}:
+		case <-cr.done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Read reads from the wrapped reader, or returns errInterrupted when the
+// context ends while it waits.
+func (cr *ctxReader) Read(p []byte) (int, error) {
+	for len(cr.left) == 0 {
+		if cr.cur.err != nil {
+			return 0, cr.cur.err
+		}
+		if cr.cur.data != nil {
+			cr.free <- cr.cur.data[:cap(cr.cur.data)]
+			cr.cur.data = nil
+		}
+		select {
+		case cr.cur = <-cr.chunks:
+			cr.left = cr.cur.data
+		case <-cr.ctx.Done():
+			return 0, errInterrupted
+		}
+	}
+	n := copy(p, cr.left)
+	cr.left = cr.left[n:]
+	return n, nil
+}
+
+// Close stops the goroutine reading the wrapped reader.
+func (cr *ctxReader) Close() error {
+	close(cr.done)
+	return nil
+}

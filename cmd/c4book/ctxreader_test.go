@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+)
+
+func TestCtxReader_Read(t *testing.T) {
+	t.Run("reads everything", func(t *testing.T) {
+		text := strings.Repeat("0123456789abcdef\n", 20_000) // several chunks
+		for _, c := range []struct {
+			name, want string
+			r          io.Reader
+		}{
+			{"whole", text, strings.NewReader(text)},
+			{"one byte", text[:3000], iotest.OneByteReader(strings.NewReader(text[:3000]))},
+			{"half", text, iotest.HalfReader(strings.NewReader(text))},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				cr := newCtxReader(context.Background(), c.r)
+				defer cr.Close()
+				got, err := io.ReadAll(cr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := c.want; string(got) != want {
+					t.Errorf("read %d bytes, want %d", len(got), len(want))
+				}
+			})
+		}
+	})
+	t.Run("read error", func(t *testing.T) {
+		boom := errors.New("boom")
+		cr := newCtxReader(context.Background(), io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)))
+		defer cr.Close()
+		got, err := io.ReadAll(cr)
+		if string(got) != "abc" || !errors.Is(err, boom) {
+			t.Errorf("ReadAll = %q, %v; want \"abc\", boom", got, err)
+		}
+	})
+	t.Run("cancelled while waiting", func(t *testing.T) {
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		cr := newCtxReader(ctx, pr)
+		defer cr.Close()
+		time.AfterFunc(10*time.Millisecond, cancel)
+		if _, err := cr.Read(make([]byte, 10)); !errors.Is(err, errInterrupted) {
+			t.Errorf("Read = %v, want errInterrupted", err)
+		}
+	})
+}
