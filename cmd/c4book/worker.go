@@ -74,21 +74,29 @@ func newWorkerCommand(a *app) *cobra.Command {
 // runWorker runs a worker configured by cfg until ctx is done or it is
 // idle for idle (if positive).
 func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle time.Duration) error {
-	log := newConsole(a.stderr, false).logger(slog.LevelInfo).With("role", "worker")
+	out := newConsole(a.stderr, false)
+	log := out.logger(slog.LevelInfo).With("role", "worker")
 	host, _ := os.Hostname()
-	conn, err := connect(ctx, cfg, "c4book worker "+host, log)
+	conn, err := connect(ctx, cfg, "c4book worker "+host, out.quietLogger(slog.LevelWarn).With("role", "nats"))
 	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
 		return err
 	}
-	defer conn.Close()
+	defer func() {
+		out.quieten() // the connection's closing is no news
+		conn.Close()
+	}()
 	n := cfg.Worker.Concurrency
 	if n == 0 {
 		n = runtime.NumCPU()
 	}
-	fmt.Fprintf(a.stderr, "Connected to %s: %d solving threads, tables of %v each.\n", conn.ConnectedURL(), n, cfg.Solver.TTSize)
+	threads := "threads"
+	if n == 1 {
+		threads = "thread"
+	}
+	fmt.Fprintf(a.stderr, "Connected to %s: %d solving %s, a table of %v each.\n", conn.ConnectedURL(), n, threads, cfg.Solver.TTSize)
 
 	// The wait for the queue counts as idle time.
 	waitCtx, cancel := ctx, context.CancelFunc(func() {})

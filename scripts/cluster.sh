@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# cluster.sh: run a generation job on a local cluster of processes: a real
+# nats-server with JetStream, one "c4book coordinator" and K "c4book worker"
+# processes, all on this machine, talking over TCP on the loopback
+# interface with a token. It prints the coordinator's summary and removes
+# everything it started when it exits (the book stays).
+#
+# Usage: scripts/cluster.sh [options] [-- c4book flags...]
+#
+#   -d, --depth D          depth of the book (default 8)
+#   -r, --root MOVES       root position (default: the empty board)
+#   -b, --book PATH        book directory (default c4book.db)
+#   -k, --workers K        worker processes (default 2)
+#   -c, --concurrency N    solving threads of each worker (default 1)
+#   -p, --port PORT        port of nats-server (default: a free one)
+#       --width W, --height H   board size (default 7x6)
+#       --tt-size SIZE     table of each worker thread (default solver.tt-size)
+#
+# Flags after -- go to the coordinator (--task-size 32, ...).
+#
+# nats-server is taken from PATH, GOBIN or $(go env GOPATH)/bin, or
+# installed there with "go install github.com/nats-io/nats-server/v2@v2.15.2".
+# c4book is built from this repository, unless the environment variable
+# C4BOOK names a binary to use instead. Run from anywhere.
+#
+# Example: scripts/cluster.sh --width 5 --height 4 --depth 10 --book /tmp/5x4.db -k 3
+set -euo pipefail
+
+nats_version=v2.15.2
+depth=8 root="" book=c4book.db workers=2 concurrency=1 port="" width=7 height=6 tt_size=""
+extra=()
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+die() { echo "cluster.sh: $*" >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-d | --depth) depth=${2:?$1 needs a value}; shift 2 ;;
+	-r | --root) root=${2?$1 needs a value}; shift 2 ;;
+	-b | --book) book=${2:?$1 needs a value}; shift 2 ;;
+	-k | --workers) workers=${2:?$1 needs a value}; shift 2 ;;
+	-c | --concurrency) concurrency=${2:?$1 needs a value}; shift 2 ;;
+	-p | --port) port=${2:?$1 needs a value}; shift 2 ;;
+	--width) width=${2:?$1 needs a value}; shift 2 ;;
+	--height) height=${2:?$1 needs a value}; shift 2 ;;
+	--tt-size) tt_size=${2:?$1 needs a value}; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; extra=("$@"); break ;;
+	*) usage >&2; die "unknown argument: $1" ;;
+	esac
+done
+[[ $workers =~ ^[0-9]+$ ]] || die "--workers $workers: not a number"
+[[ $concurrency =~ ^[1-9][0-9]*$ ]] || die "--concurrency $concurrency: must be 1 or more"
+[ -z "$port" ] || [[ $port =~ ^[0-9]+$ ]] || die "--port $port: not a number"
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/c4book-cluster.XXXXXX")
+pids=()
+nats_pid=""
+
+# cleanup stops the workers (Ctrl-C: they hand their tasks back), the
+# coordinator and the server, then removes the temporary directory, keeping
+# it when the job failed so that its logs can be read.
+cleanup() {
+	local status=$?
+	trap - EXIT INT TERM
+	for pid in "${pids[@]}"; do
+		kill -INT "$pid" 2>/dev/null || true
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	if [ -n "$nats_pid" ]; then
+		kill -TERM "$nats_pid" 2>/dev/null || true
+		wait "$nats_pid" 2>/dev/null || true
+	fi
+	if [ "$status" -eq 0 ]; then
+		rm -rf "$tmp"
+	else
+		echo "cluster.sh: exit status $status; logs kept in $tmp" >&2
+	fi
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# find_nats_server prints the path of nats-server, installing it if absent.
+find_nats_server() {
+	local gobin
+	gobin=$(go env GOBIN)
+	[ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
+	if command -v nats-server >/dev/null; then
+		command -v nats-server
+	elif [ -x "$gobin/nats-server" ]; then
+		echo "$gobin/nats-server"
+	else
+		echo "Installing nats-server $nats_version into $gobin ..." >&2
+		(cd "$tmp" && GOFLAGS= go install "github.com/nats-io/nats-server/v2@$nats_version") >&2
+		echo "$gobin/nats-server"
+	fi
+}
+
+# free_port prints a TCP port nobody listens on.
+free_port() {
+	local p
+	for _ in $(seq 100); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+	die "no free port found"
+}
+
+nats_server=$(find_nats_server)
+echo "nats-server: $nats_server ($("$nats_server" --version))" >&2
+
+if [ -n "${C4BOOK:-}" ]; then
+	c4book=$C4BOOK
+else
+	echo "Building c4book ..." >&2
+	(cd "$repo" && go build -o "$tmp/c4book" ./cmd/c4book)
+	c4book=$tmp/c4book
+fi
+
+# The token is in the server's config file and the environment of the
+# c4book processes, never on a command line.
+token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+[ -n "$port" ] || port=$(free_port)
+cat >"$tmp/nats.conf" <<EOF
+listen: 127.0.0.1:$port
+jetstream { store_dir: "$tmp/store" }
+authorization { token: "$token" }
+EOF
+"$nats_server" -c "$tmp/nats.conf" >"$tmp/nats-server.log" 2>&1 &
+nats_pid=$!
+for _ in $(seq 100); do
+	grep -q "Server is ready" "$tmp/nats-server.log" && break
+	kill -0 "$nats_pid" 2>/dev/null || { cat "$tmp/nats-server.log" >&2; die "nats-server did not start"; }
+	sleep 0.1
+done
+grep -q "Server is ready" "$tmp/nats-server.log" || { cat "$tmp/nats-server.log" >&2; die "nats-server not ready after 10s"; }
+url=nats://127.0.0.1:$port
+echo "nats-server with JetStream on $url (store $tmp/store)" >&2
+
+export C4BOOK_NATS_TOKEN=$token C4BOOK_NATS_URL=$url
+board=(--width "$width" --height "$height")
+worker_flags=(--concurrency "$concurrency")
+[ -z "$tt_size" ] || worker_flags+=(--tt-size "$tt_size")
+
+"$c4book" coordinator "${board[@]}" --depth "$depth" --root "$root" --book "$book" "${extra[@]}" >"$tmp/summary.txt" &
+coordinator_pid=$!
+pids+=("$coordinator_pid")
+for i in $(seq "$workers"); do
+	"$c4book" worker "${worker_flags[@]}" --id "worker-$i-$$" >"$tmp/worker-$i.log" 2>&1 &
+	pids+=("$!")
+done
+echo "coordinator (pid $coordinator_pid) and $workers workers started; logs in $tmp" >&2
+
+status=0
+wait "$coordinator_pid" || status=$?
+cat "$tmp/summary.txt"
+if [ "$status" -ne 0 ]; then
+	for i in $(seq "$workers"); do
+		echo "--- worker $i (last lines of $tmp/worker-$i.log)" >&2
+		tail -n 5 "$tmp/worker-$i.log" >&2
+	done
+fi
+exit "$status"
