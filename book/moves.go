@@ -71,6 +71,21 @@ func (b *Book) MoveScores(p solver.Position, s *solver.Solver) ([]MoveScore, err
 // game of p is over or col cannot be played. Unlike MoveScores it never
 // solves: the caller decides what to do about a missing child.
 func (b *Book) MoveScore(p solver.Position, col int) (MoveScore, bool, error) {
+	return b.playableScore(b, p, col)
+}
+
+// MoveScore is Book.MoveScore, looking the child up with r.
+func (r *Reader) MoveScore(p solver.Position, col int) (MoveScore, bool, error) {
+	return r.book.playableScore(r, p, col)
+}
+
+// entryGetter looks up entries: a Book or a Reader.
+type entryGetter interface {
+	GetEntry(depth int, key uint64) (Value, bool, error)
+}
+
+// playableScore is MoveScore with the lookups made by g.
+func (b *Book) playableScore(g entryGetter, p solver.Position, col int) (MoveScore, bool, error) {
 	if err := b.checkBoard(p.Board()); err != nil {
 		return MoveScore{}, false, err
 	}
@@ -80,13 +95,13 @@ func (b *Book) MoveScore(p solver.Position, col int) (MoveScore, bool, error) {
 	if !p.CanPlay(col) {
 		return MoveScore{}, false, fmt.Errorf("move score: column %d cannot be played\n%v", col+1, p)
 	}
-	return b.childScore(p, col)
+	return b.childScore(g, p, col)
 }
 
 // moveScore returns the score of playing the playable column col of p,
 // a position whose game is not over, from the book, the rules or s.
 func (b *Book) moveScore(p solver.Position, col int, s *solver.Solver) (MoveScore, error) {
-	m, found, err := b.childScore(p, col)
+	m, found, err := b.childScore(b, p, col)
 	if err != nil || found {
 		return m, err
 	}
@@ -100,9 +115,9 @@ func (b *Book) moveScore(p solver.Position, col int, s *solver.Solver) (MoveScor
 }
 
 // childScore returns the score of playing the playable column col of p, a
-// position whose game is not over, from the rules or the book, and false
-// if the child is not in the book.
-func (b *Book) childScore(p solver.Position, col int) (MoveScore, bool, error) {
+// position whose game is not over, from the rules or the book (looked up
+// with g), and false if the child is not in the book.
+func (b *Book) childScore(g entryGetter, p solver.Position, col int) (MoveScore, bool, error) {
 	if p.IsWinningMove(col) {
 		return MoveScore{Col: col, Score: b.board.WinNowScore(p.Moves()), From: FromRule}, true, nil
 	}
@@ -111,7 +126,7 @@ func (b *Book) childScore(p solver.Position, col int) (MoveScore, bool, error) {
 	if child.IsFull() {
 		return MoveScore{Col: col, Score: 0, From: FromRule}, true, nil
 	}
-	v, ok, err := b.get(child.Moves(), child.CanonicalKey())
+	v, ok, err := g.GetEntry(child.Moves(), child.CanonicalKey())
 	if err != nil || !ok {
 		return MoveScore{}, false, err
 	}

@@ -92,6 +92,11 @@ func TestBook_MoveScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r, err := bk.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	t.Run("agrees with MoveScores", func(t *testing.T) {
 		for _, moves := range []string{"", "123", "1234", "1213"} {
 			p := mustParse(t, board5x4, moves)
@@ -101,6 +106,9 @@ func TestBook_MoveScore(t *testing.T) {
 			}
 			for _, want := range all {
 				got, found, err := bk.MoveScore(p, want.Col)
+				if rgot, rfound, rerr := r.MoveScore(p, want.Col); rgot != got || rfound != found || (rerr == nil) != (err == nil) {
+					t.Errorf("%q column %d: Reader.MoveScore = %v, %v, %v; Book.MoveScore = %v, %v, %v", moves, want.Col+1, rgot, rfound, rerr, got, found, err)
+				}
 				switch {
 				case err != nil:
 					t.Fatalf("%q column %d: %v", moves, want.Col+1, err)
@@ -119,6 +127,9 @@ func TestBook_MoveScore(t *testing.T) {
 		}{{"1212121", 2}, {"1111", 0}, {"", 5}} {
 			if _, _, err := bk.MoveScore(mustParse(t, board5x4, c.moves), c.col); err == nil {
 				t.Errorf("MoveScore(%q, %d) succeeded", c.moves, c.col)
+			}
+			if _, _, err := r.MoveScore(mustParse(t, board5x4, c.moves), c.col); err == nil {
+				t.Errorf("Reader.MoveScore(%q, %d) succeeded", c.moves, c.col)
 			}
 		}
 	})

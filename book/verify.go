@@ -195,7 +195,7 @@ func (b *Book) childrenScore(p solver.Position) (int, bool, error) {
 		if !p.CanPlay(col) {
 			continue
 		}
-		m, found, err := b.childScore(p, col)
+		m, found, err := b.childScore(b, p, col)
 		var ce *CorruptError
 		switch {
 		case errors.As(err, &ce):

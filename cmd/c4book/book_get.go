@@ -294,7 +294,7 @@ func (r *bookGetRun) writeColumns(p solver.Position) (solved bool, err error) {
 			r.writeInt(unplayable)
 			continue
 		}
-		m, ok, err := r.bk.MoveScore(p, col)
+		m, ok, err := r.reader.MoveScore(p, col)
 		switch {
 		case err != nil:
 			return false, err
