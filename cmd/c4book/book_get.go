@@ -181,7 +181,7 @@ func (r *bookGetRun) getLines(ctx context.Context, in io.Reader) error {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if err == errInterrupted {
+		if errors.Is(err, errInterrupted) {
 			return err
 		}
 		return fmt.Errorf("line %d: %w", num+1, err)
