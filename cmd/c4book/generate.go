@@ -47,7 +47,7 @@ says there is nothing to do. Tasks that keep failing make the command fail
 (status 1) after the rest of the job is done; running it again retries them.`
 
 const generateExample = `  c4book generate --depth 8
-  c4book generate --depth 17 --root 44444413 --book 4444441.db
+  c4book generate --depth 16 --root 44444433 --book 44444433.db
   c4book generate --width 5 --height 4 --depth 10 --book 5x4.db --workers 2
   c4book generate --depth 12 --nats nats://coordinator:4222 --workers 0`
 
@@ -82,7 +82,7 @@ func newGenerateCommand(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	addJobFlags(f)
-	f.IntVar(&workers, "workers", 0, "solving threads of the local worker; 0: none (default worker.concurrency, 0 there meaning one per CPU)")
+	f.IntVar(&workers, "workers", 0, "`N` solving threads of the local worker; 0: none (default worker.concurrency, 0 there meaning one per CPU)")
 	addTTSizeFlag(f)
 	return cmd
 }
@@ -90,13 +90,13 @@ func newGenerateCommand(a *app) *cobra.Command {
 // addJobFlags adds the flags of a job shared by generate and coordinator.
 func addJobFlags(f *pflag.FlagSet) {
 	def := config.Default()
-	f.Int("depth", def.Generate.Depth, "most stones of a position of the book: its depth (generate.depth)")
+	f.Int("depth", def.Generate.Depth, "depth `D` of the book: the most stones of its positions (generate.depth)")
 	bindKey(f, "depth", "generate.depth")
 	f.String("root", def.Generate.Root, "`MOVES` of the position the book starts from; empty: the empty board (generate.root)")
 	bindKey(f, "root", "generate.root")
-	f.String("book", def.Book.Path, "`PATH` of the book directory, created if needed (book.path)")
+	f.String("book", def.Book.Path, "book directory `PATH`, created if needed (book.path)")
 	bindKey(f, "book", "book.path")
-	f.Int("task-size", def.Queue.TaskSize, "positions in one task (queue.task-size)")
+	f.Int("task-size", def.Queue.TaskSize, "`N` positions in one task (queue.task-size)")
 	bindKey(f, "task-size", "queue.task-size")
 	f.String("nats", def.NATS.URL, "`URL` of the NATS server to use instead of the embedded one (nats.url)")
 	bindKey(f, "nats", "nats.url")

@@ -71,7 +71,7 @@ func newStatusCommand(a *app) *cobra.Command {
 	f.String("nats", "", "`URL` of the NATS server (nats.url)")
 	bindKey(f, "nats", "nats.url")
 	f.StringArrayVar(&jobs, "job", nil, "show the job `ID` (\"7x6-d12\", \"7x6-4453-d16\"); repeatable")
-	f.Int("depth", def.Generate.Depth, "show the job of this depth (generate.depth)")
+	f.Int("depth", def.Generate.Depth, "show the job of depth `D` (generate.depth)")
 	bindKey(f, "depth", "generate.depth")
 	f.String("root", def.Generate.Root, "show the job of this root `MOVES` (generate.root)")
 	bindKey(f, "root", "generate.root")

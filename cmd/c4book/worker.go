@@ -63,7 +63,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 	def := config.Default()
 	f.String("nats", "", "`URL` of the coordinator's NATS server (nats.url)")
 	bindKey(f, "nats", "nats.url")
-	f.Int("concurrency", def.Worker.Concurrency, "solving threads; 0: one per CPU (worker.concurrency)")
+	f.Int("concurrency", def.Worker.Concurrency, "`N` solving threads; 0: one per CPU (worker.concurrency)")
 	bindKey(f, "concurrency", "worker.concurrency")
 	addTTSizeFlag(f)
 	f.DurationVar(&idle, "exit-when-idle", 0, "leave once no task came for this `DURATION` (0: never)")
