@@ -145,3 +145,20 @@ func TestGenerate_errors(t *testing.T) {
 		})
 	}
 }
+
+func TestGenerate_externalServer(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
+	url := testServer(t, "s3cret")
+	dir := t.TempDir()
+	bookPath := filepath.Join(dir, "5x4.db")
+	r := run(t, "", generateArgs(bookPath, "--nats", url, "--depth=8")...)
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "Job 5x4-d8 complete") {
+		t.Errorf("summary:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(bookPath, storeDirName)); !os.IsNotExist(err) {
+		t.Errorf("an embedded server stored data although --nats was given: %v", err)
+	}
+	checkGeneratedBook(t, bookPath, solver.MustBoard(5, 4), "", 8, 500)
+}
