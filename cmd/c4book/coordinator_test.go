@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -66,4 +69,51 @@ func TestCoordinator_Run(t *testing.T) {
 			t.Errorf("exit code %d, want 2", code)
 		}
 	})
+}
+
+func TestCoordinator_failedTasks(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
+	url := testServer(t, "s3cret")
+	bookPath := filepath.Join(t.TempDir(), "5x4.db")
+
+	// One delivery a task, held a second: a task taken and never answered
+	// is given up on at the next worker's request.
+	t.Setenv("C4BOOK_QUEUE_MAX_DELIVER", "1")
+	t.Setenv("C4BOOK_QUEUE_ACK_WAIT", "1s")
+	coord := startCommand(t, jobArgs("coordinator", bookPath, "--nats", url)...)
+	conn, err := queue.Connect(context.Background(), queue.Options{URL: url, Token: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tasks, err := waitForTasks(context.Background(), conn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := tasks.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startCommand(t, workerArgs(url, "w1")...)
+	r := coord.wait()
+	if code := exitCode(r.err); code != 1 {
+		t.Fatalf("exit code %d (%v), want 1\nstderr:\n%s", code, r.err, r.stderr)
+	}
+	wantErr(t, r, "job 5x4-d10 is incomplete", "1 tasks failed after 1 deliveries", "run the job again")
+	if !strings.Contains(r.stdout, "Job 5x4-d10 incomplete") {
+		t.Errorf("summary:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "failed task ") || !strings.Contains(r.stderr, fmt.Sprintf(" and %d more", len(held.Task.Keys)-3)) {
+		t.Errorf("the failed task is not listed:\n%s", r.stderr)
+	}
+
+	t.Setenv("C4BOOK_QUEUE_MAX_DELIVER", "")
+	r = run(t, "", jobArgs("coordinator", bookPath, "--nats", url)...)
+	wantOK(t, r)
+	if got := summaryValue(r.stdout, "solved by workers"); got != formatCount(len(held.Task.Keys)) {
+		t.Errorf("run again: %s positions solved, want the %d of the failed task\n%s", got, len(held.Task.Keys), r.stdout)
+	}
+	w.stop()
+	checkGeneratedBook(t, bookPath, solver.MustBoard(5, 4), "", 10, 1000)
 }
