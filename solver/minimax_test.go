@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -128,6 +129,17 @@ func TestSolver_Solve_smallBoards(t *testing.T) {
 				if got := s.Solve(p); got != want {
 					t.Fatalf("Solve(%q) = %d, minimax %d\n%v", moves, got, want, p)
 				}
+				// The static bounds hold where the search uses them.
+				if !p.CanWinNext() && p.nonLosingMoves() != 0 && p.Moves() < tc.w*tc.h-2 {
+					if lo, hi := s.staticBounds(&p); want < lo || want > hi {
+						t.Fatalf("%q: static bounds [%d, %d], score %d\n%v", moves, lo, hi, want, p)
+					}
+					if tc.h%2 == 0 && p.Moves()%2 == 0 {
+						if ub := s.evensBound(&p); want > ub {
+							t.Fatalf("%q: evens bound %d, score %d\n%v", moves, ub, want, p)
+						}
+					}
+				}
 				if len(moves) == tc.plies {
 					return
 				}
@@ -143,5 +155,45 @@ func TestSolver_Solve_smallBoards(t *testing.T) {
 			walk("")
 			t.Logf("%d positions checked", len(seen))
 		})
+	}
+}
+
+// TestSolver_evensBound checks the evens strategy's bound against the plain
+// minimax on random positions of boards with an even number of rows, late
+// enough for the minimax to be quick.
+func TestSolver_evensBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, size := range [][2]int{{6, 4}, {7, 4}, {5, 6}} {
+		b := MustBoard(size[0], size[1])
+		s, _ := New(b, 1<<20)
+		checked, bounded := 0, 0
+		for checked < 300 {
+			p, pb := b.NewPosition(), newPlainBoard(size[0], size[1])
+			target := b.Cells() - 10 - 2*rng.IntN(2)
+			for p.Moves() < target {
+				col := rng.IntN(b.Width())
+				if !p.CanPlay(col) || p.IsWinningMove(col) {
+					if p.nonLosingMoves() == 0 && !p.CanWinNext() {
+						break
+					}
+					continue
+				}
+				p.Play(col)
+				pb.play(col)
+			}
+			if p.Moves() != target || p.CanWinNext() || p.nonLosingMoves() == 0 {
+				continue
+			}
+			checked++
+			want := pb.minimax(map[string]int{})
+			ub := s.evensBound(&p)
+			if want > ub {
+				t.Fatalf("%dx%d: evens bound %d, score %d\n%v", size[0], size[1], ub, want, p)
+			}
+			if ub <= 0 {
+				bounded++
+			}
+		}
+		t.Logf("%dx%d: %d positions, %d bounded", size[0], size[1], checked, bounded)
 	}
 }

@@ -458,19 +458,49 @@ func (s *Solver) staticBounds(p *Position) (lo, hi int) {
 // way, O gets every empty cell of an even row (counting rows from 1 at the
 // bottom), except perhaps the lowest empty cell of a column of odd height,
 // and X gets at most the other empty cells. If X's possible cells then
-// hold no four, X never makes four: X cannot win, and if O's sure cells
-// hold a four, O wins.
+// hold no four that X could make before O makes one of O's sure cells, X
+// never makes four: X cannot win, and if O's sure cells hold a four, O
+// wins.
 func (s *Solver) evensBound(p *Position) int {
 	b := s.board
 	empty := b.full &^ p.mask
 	evenRows := b.full &^ b.oddRows
 	theirs := p.current ^ p.mask | empty&evenRows&^p.possible()
 	mine := b.full &^ theirs
+	if b.hasLine(mine, 1) {
+		return b.Cells() // a vertical four of X: no bound
+	}
+	// A four of X is harmless if a four of O lies below it, in the same
+	// columns: X cannot fill its four's cells before every cell under
+	// them, O's four among them, is filled, and O has won by then. X's
+	// threats are harmless too: a cell of such a four is never playable.
+	oh := b.lineStarts(theirs, b.stride)
+	above := b.above(oh)
+	harmful := b.lineStarts(mine, b.stride)&^above |
+		b.lineStarts(mine, b.stride+1)&^above |
+		b.lineStarts(mine, b.stride-1)&^(above<<3)
 	switch {
-	case b.hasFour(mine):
+	case harmful != 0:
 		return b.Cells()
-	case b.hasFour(theirs):
+	case oh != 0 || b.hasFour(theirs):
 		return -1
 	}
 	return 0
+}
+
+// lineStarts returns the first cells (lowest bit index) of the fours of
+// stones along the direction whose neighbour is s bits away.
+func (b *Board) lineStarts(stones uint64, s uint) uint64 {
+	m := stones & (stones >> s)
+	return m & (m >> (2 * s))
+}
+
+// above returns the cells above any of cells in the same column.
+func (b *Board) above(cells uint64) uint64 {
+	var up uint64
+	for range b.height {
+		cells = (cells << 1) & b.full
+		up |= cells
+	}
+	return up
 }
