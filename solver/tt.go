@@ -139,6 +139,10 @@ func (t *Table) bucket(key uint64) uint64 {
 	return (h2 + carry) * 2
 }
 
+// prefetch starts loading the bucket of key into the CPU's caches, for a
+// get or put soon after.
+func (t *Table) prefetch(key uint64) { prefetch(&t.slots[t.bucket(key)]) }
+
 // get returns the entry of the position with key key, or an entry with
 // bound NoBound if the table does not hold it.
 func (t *Table) get(key uint64) tableEntry {
