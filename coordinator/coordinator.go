@@ -225,7 +225,7 @@ func (j *job) plan(ctx context.Context) error {
 			return err
 		}
 	}
-	j.summary.Positions, j.summary.InBook, j.summary.Immediate = pl.Positions, pl.InBook, int64(len(pl.Immediate))
+	j.summary.Positions, j.summary.Immediate = pl.Positions, int64(len(pl.Immediate))
 	j.record.Planned = pl.Positions
 	j.record.Tasks = int64(len(j.tasks))
 	j.record.TaskSize = j.cfg.Spec.TaskSize
@@ -389,7 +389,7 @@ func (j *job) solve(ctx context.Context) error {
 		}
 	}
 	if failed := len(j.summary.Failed); failed > 0 {
-		msg := fmt.Sprintf("%d tasks failed after %d deliveries; run the job again to retry them", failed, j.cfg.Stream.MaxDeliver)
+		msg := fmt.Sprintf("%d of %d tasks failed after %d deliveries each; run the same command again to retry them", failed, len(j.tasks), j.cfg.Stream.MaxDeliver)
 		j.putStatus(ctx, "failed", doneLeaves, total)
 		if err := j.save(book.JobFailed, msg); err != nil {
 			return err
@@ -549,6 +549,8 @@ func (j *job) derive(ctx context.Context) error {
 		return fmt.Errorf("deriving: %w", err)
 	}
 	j.record.Derived += n
+	// The positions this run did not write were in the book before it.
+	j.summary.InBook = j.summary.Positions - j.summary.Solved - j.summary.Immediate - j.summary.Derived
 	j.progress(Deriving, n, n, start)
 	if err := j.save(book.JobDone, ""); err != nil {
 		return err

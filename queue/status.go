@@ -106,19 +106,36 @@ func (c *Conn) RemoveWorkerStatus(ctx context.Context, workerID string) error {
 // Workers returns the statuses of the workers seen within WorkerStatusTTL,
 // ordered by worker id.
 func (c *Conn) Workers(ctx context.Context) ([]WorkerStatus, error) {
+	out, err := listStatuses[WorkerStatus](ctx, c, workerKeyPrefix+">")
+	slices.SortFunc(out, func(a, b WorkerStatus) int { return strings.Compare(a.WorkerID, b.WorkerID) })
+	return out, err
+}
+
+// Jobs returns the statuses of every job a coordinator reported, ordered by
+// job id.
+func (c *Conn) Jobs(ctx context.Context) ([]JobStatus, error) {
+	out, err := listStatuses[JobStatus](ctx, c, jobKey("*"))
+	slices.SortFunc(out, func(a, b JobStatus) int { return strings.Compare(a.JobID, b.JobID) })
+	return out, err
+}
+
+// listStatuses reads the JSON statuses of the status bucket whose keys
+// match filter. Entries gone meanwhile are skipped, unreadable ones logged
+// and skipped.
+func listStatuses[T any](ctx context.Context, c *Conn, filter string) ([]T, error) {
 	kv, err := c.statusKV(ctx)
 	if err != nil {
 		return nil, err
 	}
-	lister, err := kv.ListKeysFiltered(ctx, workerKeyPrefix+">")
+	lister, err := kv.ListKeysFiltered(ctx, filter)
 	if err != nil {
-		return nil, c.notReady("list workers", err)
+		return nil, c.notReady("list "+filter, err)
 	}
 	var keys []string
 	for k := range lister.Keys() {
 		keys = append(keys, k)
 	}
-	var out []WorkerStatus
+	var out []T
 	for _, k := range keys {
 		e, err := kv.Get(ctx, k)
 		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
@@ -127,14 +144,13 @@ func (c *Conn) Workers(ctx context.Context) ([]WorkerStatus, error) {
 		if err != nil {
 			return nil, c.notReady("get "+k, err)
 		}
-		var s WorkerStatus
+		var s T
 		if err := json.Unmarshal(e.Value(), &s); err != nil {
-			c.log.Warn("queue: unreadable worker status", "key", k, "err", err)
+			c.log.Warn("queue: unreadable status", "key", k, "err", err)
 			continue
 		}
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b WorkerStatus) int { return strings.Compare(a.WorkerID, b.WorkerID) })
 	return out, nil
 }
 

@@ -43,6 +43,13 @@ func TestConn_PutJobStatus(t *testing.T) {
 	if err := c.PutJobStatus(ctx, JobStatus{JobID: "bad id"}); !errors.Is(err, ErrInvalidID) {
 		t.Errorf("PutJobStatus(bad id) = %v, want ErrInvalidID", err)
 	}
+	if err := c.PutJobStatus(ctx, JobStatus{JobID: "a0", State: "running"}); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := c.Jobs(ctx)
+	if err != nil || len(jobs) != 2 || jobs[0].JobID != "a0" || jobs[1].JobID != "j1" || jobs[1].State != "done" {
+		t.Errorf("Jobs = %+v, %v; want a0 then j1", jobs, err)
+	}
 }
 
 func TestConn_PutWorkerStatus(t *testing.T) {

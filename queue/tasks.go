@@ -143,6 +143,12 @@ func (c *Conn) Tasks(ctx context.Context) (*TaskSource, error) {
 	return &TaskSource{c: c, cons: cons}, nil
 }
 
+// AckWait returns the consumer's AckWait as the coordinator set it when the
+// source was made: a worker must report progress more often than that.
+func (s *TaskSource) AckWait() time.Duration {
+	return s.cons.CachedInfo().Config.AckWait
+}
+
 // Next waits for the next task until ctx is done. It pulls exactly one
 // message from the server, so the task's AckWait starts now: call Next only
 // when ready to work on the task, and report progress with InProgress

@@ -140,7 +140,11 @@ func TestTaskSource_Next_redelivery(t *testing.T) {
 	s, coord := setupQueue(t, StreamConfig{AckWait: time.Second, MaxDeliver: 5})
 	publishTasks(t, coord, testTask(t, "r", 7, 3))
 
-	dead := nextTask(t, taskSource(t, connectTo(t, s, "worker-dies")))
+	src := taskSource(t, connectTo(t, s, "worker-dies"))
+	if aw := src.AckWait(); aw != time.Second {
+		t.Errorf("AckWait = %v, want the coordinator's 1s", aw)
+	}
+	dead := nextTask(t, src)
 	if dead.Delivered != 1 {
 		t.Errorf("first delivery: Delivered = %d", dead.Delivered)
 	}

@@ -44,8 +44,9 @@ type Config struct {
 	// default value is solver.DefaultTableBytes.
 	TableBytes int64
 	// Heartbeat is how often a task being solved is reported in progress;
-	// it must be well below the queue's AckWait. The default value is 10
-	// seconds.
+	// it must be well below the queue's AckWait, and is lowered to a third
+	// of it when tasks tell their AckWait (queue.TaskSource does). The
+	// default value is 10 seconds.
 	Heartbeat time.Duration
 	// IdleExit, if positive, makes the worker exit once no task came for
 	// that long. The default value (0) waits for tasks forever.
@@ -76,6 +77,10 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 10 * time.Second
+	}
+	// The coordinator chose the AckWait: report progress three times in it.
+	if aw, ok := tasks.(interface{ AckWait() time.Duration }); ok && aw.AckWait() > 0 {
+		cfg.Heartbeat = min(cfg.Heartbeat, aw.AckWait()/3)
 	}
 	if cfg.StatusEvery <= 0 {
 		cfg.StatusEvery = 15 * time.Second

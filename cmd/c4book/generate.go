@@ -347,7 +347,7 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 		return formatRate(n / secs)
 	}
 	row("positions", formatCount(s.Positions), "")
-	row("in the book before", formatCount(inBookBefore(s)), "")
+	row("in the book before", formatCount(s.InBook), "")
 	row("solved by workers", formatCount(s.Solved), "")
 	row("scored at once", formatCount(s.Immediate), "")
 	row("derived", formatCount(s.Derived), "")
@@ -376,17 +376,6 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 		fmt.Fprintf(tw, "    %s\t%s positions\t%.1f%%\t%s/s\n", id, formatCount(n), share, perSec(float64(n)))
 	}
 	tw.Flush()
-}
-
-// inBookBefore returns the positions of the job the book held when the
-// run began. The coordinator counts them when it plans a job, not when it
-// resumes one; for a complete job they are the positions this run did not
-// score.
-func inBookBefore(s coordinator.Summary) int64 {
-	if len(s.Failed) > 0 {
-		return s.InBook
-	}
-	return max(s.InBook, s.Positions-s.Solved-s.Immediate-s.Derived)
 }
 
 // maxFailedShown is the number of failed tasks listed.

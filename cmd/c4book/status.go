@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -21,10 +20,10 @@ import (
 const statusLong = `Show the jobs and the workers of a NATS server (--nats URL, nats.url).
 
 Jobs: state, positions solved of those to solve, failed tasks, when the
-job started and when its coordinator last reported. The server keeps no
-list of jobs: the jobs shown are those named with --job, the job of
---depth and --root (with --width and --height) when either is given, and
-the jobs the workers are on.
+job started and when its coordinator last reported. Every job a
+coordinator reported to the server is shown, or only those named with
+--job and the job of --depth and --root (with --width and --height) when
+either is given.
 
 Workers: id, host, positions solved, tasks done, rate (positions solved
 per second since the worker started, as of its last report), whether it
@@ -92,8 +91,8 @@ type statusReport struct {
 	Workers []workerReport    `json:"workers"`
 }
 
-// runStatus prints the status of the jobs named, and of those the workers
-// are on, and of the workers.
+// runStatus prints the status of the jobs named (all jobs if none is), and
+// of the workers.
 func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, asJSON bool) error {
 	conn, err := connect(ctx, cfg, "c4book status", nil)
 	if err != nil {
@@ -112,10 +111,14 @@ func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, as
 	}
 	rep := statusReport{Jobs: []queue.JobStatus{}, Workers: []workerReport{}}
 	for _, w := range ws {
-		if w.JobID != "" && !slices.Contains(jobs, w.JobID) {
-			jobs = append(jobs, w.JobID)
-		}
 		rep.Workers = append(rep.Workers, workerReport{WorkerStatus: w, Rate: workerRate(w)})
+	}
+	if len(jobs) == 0 {
+		all, err := conn.Jobs(ctx)
+		if err != nil {
+			return err
+		}
+		rep.Jobs = append(rep.Jobs, all...)
 	}
 	for _, id := range jobs {
 		if err := queue.ValidJobID(id); err != nil {
@@ -153,7 +156,7 @@ func workerRate(w queue.WorkerStatus) float64 {
 func printStatus(w io.Writer, rep statusReport, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(rep.Jobs) == 0 {
-		fmt.Fprintln(w, "Jobs: none known (name one with --job ID, or --depth and --root).")
+		fmt.Fprintln(w, "Jobs: none reported.")
 	} else {
 		fmt.Fprintln(tw, "JOB\tSTATE\tSOLVED\tTOTAL\tDONE\tFAILED\tSTARTED\tUPDATED")
 		for _, j := range rep.Jobs {
