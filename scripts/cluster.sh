@@ -150,6 +150,7 @@ board=(--width "$width" --height "$height")
 worker_flags=(--concurrency "$concurrency")
 [ -z "$tt_size" ] || worker_flags+=(--tt-size "$tt_size")
 
+start=$(date +%s%N)
 "$c4book" coordinator "${board[@]}" --depth "$depth" --root "$root" --book "$book" "${extra[@]}" >"$tmp/summary.txt" &
 coordinator_pid=$!
 pids+=("$coordinator_pid")
@@ -161,11 +162,24 @@ echo "coordinator (pid $coordinator_pid) and $workers workers started; logs in $
 
 status=0
 wait "$coordinator_pid" || status=$?
+wall_ns=$(($(date +%s%N) - start))
 cat "$tmp/summary.txt"
-if [ "$status" -ne 0 ]; then
-	for i in $(seq "$workers"); do
-		echo "--- worker $i (last lines of $tmp/worker-$i.log)" >&2
-		tail -n 5 "$tmp/worker-$i.log" >&2
+
+# cpu_ticks prints the user and system CPU time of a live process, in clock
+# ticks (Linux).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+if [ "$status" -eq 0 ] && [ -r "/proc/$nats_pid/stat" ]; then
+	coordinator_cpu=$(awk '$1 == "cpu" && $2 == "time" {print $3}' "$tmp/summary.txt")
+	nats_ticks=$(cpu_ticks "$nats_pid")
+	worker_ticks=0
+	for pid in "${pids[@]:1}"; do
+		worker_ticks=$((worker_ticks + $(cpu_ticks "$pid")))
 	done
+	awk -v wall="$wall_ns" -v hz="$(getconf CLK_TCK)" -v nats="$nats_ticks" -v work="$worker_ticks" -v coord="$coordinator_cpu" 'BEGIN {
+		c = coord; sub(/s$/, "", c)
+		n = nats / hz; w = work / hz
+		printf "cluster: wall %.2fs; CPU: coordinator %.2fs, nats-server %.2fs, workers %.2fs; coordinator and nats-server %.1f%% of the CPU used\n",
+			wall / 1e9, c, n, w, 100 * (c + n) / (c + n + w)
+	}'
 fi
 exit "$status"

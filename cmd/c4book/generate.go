@@ -355,6 +355,9 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 		row("results rejected", formatCount(s.Rejected), "")
 	}
 	row("wall time", formatSpan(s.Wall), "")
+	if cpu, ok := processCPU(); ok {
+		row("cpu time", fmt.Sprintf("%.2fs", cpu.Seconds()), "(this process: user and system)")
+	}
 	row("nodes", formatCount(s.Nodes), "("+perSec(float64(s.Nodes))+"/s)")
 	row("positions solved/s", perSec(float64(s.Solved)), "")
 	if len(s.ByWorker) == 0 {
