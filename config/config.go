@@ -35,7 +35,7 @@ type Board struct {
 
 // Solver configures the search.
 type Solver struct {
-	TTSize Size // solver.tt-size: memory of the transposition table of one solver
+	TTSize Size // solver.tt-size: memory of a transposition table (a worker's threads share one)
 }
 
 // Book says where the opening book lives.
@@ -108,7 +108,7 @@ type key struct {
 var keys = []key{
 	{"board.width", "columns of the board, 1..9", func(c *Config) any { return &c.Board.Width }},
 	{"board.height", "rows of the board; width*(height+1) must be at most 64", func(c *Config) any { return &c.Board.Height }},
-	{"solver.tt-size", "memory of each solver's transposition table (bytes, or with a suffix KiB, MiB, GiB, KB, MB, GB)", func(c *Config) any { return &c.Solver.TTSize }},
+	{"solver.tt-size", "memory of a transposition table: of each solve or bench, of each worker (shared by its threads) (bytes, or with a suffix KiB, MiB, GiB, KB, MB, GB)", func(c *Config) any { return &c.Solver.TTSize }},
 	{"book.path", "directory of the opening book", func(c *Config) any { return &c.Book.Path }},
 	{"nats.url", "NATS server URL(s), comma-separated; empty runs an embedded server", func(c *Config) any { return &c.NATS.URL }},
 	{"nats.listen", "HOST:PORT on which the embedded server accepts workers, which needs nats.token, nats.user and nats.password, or nats.tls.ca; empty: in-process only", func(c *Config) any { return &c.NATS.Listen }},

@@ -7,7 +7,8 @@ import (
 
 // Solver finds the exact score of positions of one board. It keeps its
 // transposition table between calls, so solving related positions one
-// after another gets faster. A Solver is not safe for concurrent use.
+// after another gets faster. A Solver is not safe for concurrent use, but
+// several Solvers can share one table (NewShared).
 type Solver struct {
 	board *Board
 	table *Table
@@ -61,6 +62,13 @@ func New(b *Board, tableBytes int64) (*Solver, error) {
 		return nil, err
 	}
 	return &Solver{board: b, table: t, oracleMaxMoves: -1}, nil
+}
+
+// NewShared returns a solver that uses table t, which other solvers may
+// use at the same time: threads solving related positions share what
+// each finds. Each solver must be used by one goroutine at a time.
+func NewShared(t *Table) *Solver {
+	return &Solver{board: t.board, table: t, oracleMaxMoves: -1}
 }
 
 // Board returns the board the solver plays on.

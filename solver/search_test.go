@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 )
@@ -255,4 +256,29 @@ func TestSolver_SolveNear(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNewShared: solvers sharing one table in parallel goroutines give the
+// right scores (run with -race to check the table's accesses).
+func TestNewShared(t *testing.T) {
+	tab, err := NewTable(Standard, 8<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := NewShared(tab)
+			for i := range signaturePositions {
+				c := signaturePositions[(i+g*4)%len(signaturePositions)]
+				p, _ := Standard.Parse(c.moves)
+				if got := s.Solve(p); got != c.score {
+					t.Errorf("goroutine %d: Solve(%s) = %d, want %d", g, c.moves, got, c.score)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 )
 
 // Bound says what a table entry's score tells about a position's value v.
@@ -41,12 +42,20 @@ const (
 //	score: the score in table form (see toTableScore)
 //	work:  log2 of the number of nodes the search of the position took
 //
+// Sharing: several Solvers may use one Table at once, each in its own
+// goroutine (see NewShared). Every entry is read and written whole, with
+// atomic loads and stores, and is a fact about the position of its key, so
+// a search sees either an entry or another, never a mix; the two stores
+// that move an entry to the second slot may race with another search's,
+// which at worst loses an entry or keeps a key twice, both harmless.
+//
 // Replacement: a position already in its bucket is updated in place.
 // Otherwise the new entry takes the first slot if it cost at least as much
 // work as the entry there, which then moves to the second slot; if not, it
 // takes the second slot. The first slot keeps the results that were
 // expensive to get, the second the most recent ones.
 type Table struct {
+	board   *Board
 	slots   []uint64 // 2 entries a bucket
 	buckets uint64   // len(slots)/2, a prime
 	mHi     uint64   // mHi:mLo = ceil(2^128 / buckets), for bucket
@@ -90,7 +99,7 @@ func NewTable(b *Board, bytes int64) (*Table, error) {
 	if need := b.KeyBits() - entryKeyBits; need > 0 && bits.Len64(buckets) <= need {
 		return nil, fmt.Errorf("table size %d bytes: board %v needs more than %d bytes", bytes, b, 16<<uint(need))
 	}
-	t := &Table{buckets: buckets}
+	t := &Table{board: b, buckets: buckets}
 	// ceil(2^128 / d) = floor((2^128 - 1) / d) + 1 for d not a power of 2.
 	var rem uint64
 	t.mHi, rem = bits.Div64(0, ^uint64(0), buckets)
@@ -109,7 +118,10 @@ func (t *Table) Entries() int { return len(t.slots) }
 // Bytes is the memory the table's entries take.
 func (t *Table) Bytes() int64 { return int64(len(t.slots)) * 8 }
 
-// Clear empties the table.
+// Board returns the board the table is for.
+func (t *Table) Board() *Board { return t.board }
+
+// Clear empties the table. No search may use the table meanwhile.
 func (t *Table) Clear() { clear(t.slots) }
 
 // tableEntry is one entry; see the layout above.
@@ -148,10 +160,10 @@ func (t *Table) prefetch(key uint64) { prefetch(&t.slots[t.bucket(key)]) }
 func (t *Table) get(key uint64) tableEntry {
 	i := t.bucket(key)
 	tag := key & entryKeyMask
-	if e := t.slots[i]; e>>entryKeyShift == tag {
+	if e := atomic.LoadUint64(&t.slots[i]); e>>entryKeyShift == tag {
 		return tableEntry(e)
 	}
-	if e := t.slots[i+1]; e>>entryKeyShift == tag {
+	if e := atomic.LoadUint64(&t.slots[i+1]); e>>entryKeyShift == tag {
 		return tableEntry(e)
 	}
 	return 0
@@ -167,15 +179,15 @@ func (t *Table) put(key uint64, score int, bound Bound, move int, nodes uint64) 
 		toTableScore(score)<<entryScoreShift |
 		uint64(work)
 	i := t.bucket(key)
-	first := tableEntry(t.slots[i])
+	first := tableEntry(atomic.LoadUint64(&t.slots[i]))
 	switch {
 	case uint64(first)>>entryKeyShift == e>>entryKeyShift:
-		t.slots[i] = e
+		atomic.StoreUint64(&t.slots[i], e)
 	case work >= first.work():
-		t.slots[i+1] = uint64(first)
-		t.slots[i] = e
+		atomic.StoreUint64(&t.slots[i+1], uint64(first))
+		atomic.StoreUint64(&t.slots[i], e)
 	default:
-		t.slots[i+1] = e
+		atomic.StoreUint64(&t.slots[i+1], e)
 	}
 }
 

@@ -40,8 +40,9 @@ type Config struct {
 	// Concurrency is the number of tasks solved at once, one solver and
 	// one table each. The default value is the number of CPUs.
 	Concurrency int
-	// TableBytes is the size of each solver's transposition table. The
-	// default value is solver.DefaultTableBytes.
+	// TableBytes is the size of the worker's transposition table, which
+	// its threads share: what one finds, the others use. The default value
+	// is solver.DefaultTableBytes.
 	TableBytes int64
 	// Heartbeat is how often a task being solved is reported in progress;
 	// it must be well below the queue's AckWait, and is lowered to a third
@@ -129,6 +130,9 @@ type worker struct {
 	host    string
 	started time.Time
 
+	mu    sync.Mutex
+	table *solver.Table // shared by the threads, for the board of the latest task
+
 	busy      atomic.Int64 // threads working on a task
 	tasksDone atomic.Uint64
 	solved    atomic.Uint64 // positions
@@ -136,8 +140,8 @@ type worker struct {
 	lastJob   atomic.Value // string
 }
 
-// thread is one solving thread: its solver, kept across tasks of the same
-// board so its table stays warm.
+// thread is one solving thread: its solver, on the worker's shared table,
+// kept across tasks of the same board so the table stays warm.
 type thread struct {
 	index  int
 	solver *solver.Solver
@@ -260,18 +264,18 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions []solver.Position) (res queue.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			th.solver = nil // its table may be inconsistent
+			th.solver = nil
 			err = fmt.Errorf("solver panic: %v", r)
 		}
 	}()
 	b := positions[0].Board()
 	if th.solver == nil || th.solver.Board() != b {
-		th.solver = nil // free the old table first
-		s, err := solver.New(b, w.cfg.TableBytes)
+		th.solver = nil
+		t, err := w.sharedTable(b)
 		if err != nil {
 			return res, err
 		}
-		th.solver = s
+		th.solver = solver.NewShared(t)
 	}
 	s := th.solver
 	start := time.Now()
@@ -290,6 +294,23 @@ func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions
 	res.Nodes = s.Nodes()
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// sharedTable returns the worker's table for board b, made anew (and the
+// old one left to the threads still on it) when the board changes.
+func (w *worker) sharedTable(b *solver.Board) (*solver.Table, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.table != nil && w.table.Board() == b {
+		return w.table, nil
+	}
+	w.table = nil
+	t, err := solver.NewTable(b, w.cfg.TableBytes)
+	if err != nil {
+		return nil, err
+	}
+	w.table = t
+	return t, nil
 }
 
 // boards caches boards by size, so that tasks of one size share one

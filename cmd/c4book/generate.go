@@ -31,7 +31,7 @@ Without a NATS URL (nats.url, --nats) everything runs in this process: an
 embedded NATS server with JetStream, whose data lives in nats.store-dir
 (default: the directory "nats" inside the book directory), the coordinator,
 and one worker solving with N threads (--workers, default worker.concurrency,
-0 there meaning one per CPU), each with its own transposition table of
+0 there meaning one per CPU), sharing one transposition table of
 solver.tt-size. With --nats URL the job goes through that server instead,
 so workers on other machines (c4book worker --nats URL) help the local one;
 --workers 0 runs no local worker.

@@ -20,7 +20,7 @@ coordinator (--nats URL, nats.url), take tasks, solve their positions and
 send back the exact scores, until stopped.
 
 The worker runs --concurrency threads (worker.concurrency; 0, the default,
-is one per CPU), each with a transposition table of --tt-size
+is one per CPU), sharing one transposition table of --tt-size
 (solver.tt-size) that stays warm from one task to the next. Credentials and
 TLS come from nats.token, nats.user and nats.password, nats.creds and
 nats.tls.*; a server that refuses them makes the command fail at once. If
