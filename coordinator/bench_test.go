@@ -149,3 +149,49 @@ func BenchmarkRun_grouping(b *testing.B) {
 		b.ReportMetric(coldTime.Seconds()/solveTime.Seconds(), "time-ratio")
 	}
 }
+
+// BenchmarkRun_storeResults measures the coordinator alone: the results of
+// every task of a job are in the result stream before it starts (as after
+// a restart), and it stores them (checks, synced batches, acks) before
+// publishing anything. Results a second is where one coordinator stops
+// scaling, whatever the number of workers. Run with -benchtime=1x.
+func BenchmarkRun_storeResults(b *testing.B) {
+	for _, taskSize := range []int{1, 16} {
+		b.Run(fmt.Sprintf("task=%d", taskSize), func(b *testing.B) {
+			for b.Loop() {
+				board := solver.Standard
+				c := newCluster(b, board)
+				spec := coordinator.Spec{Board: board, Depth: 8, TaskSize: taskSize}
+				pl, err := coordinator.MakePlan(context.Background(), spec, newScratchBook(b, board), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tasks := coordinator.Tasks(pl.Leaves, taskSize)
+				for i, keys := range tasks {
+					r := queue.Result{JobID: spec.ID(), TaskID: 1<<40 | uint64(i), WorkerID: "w", Keys: keys, Scores: make([]int8, len(keys))}
+					if err := c.conn.PublishResult(context.Background(), r); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var storing time.Duration
+				cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(b),
+					Progress: func(p coordinator.Progress) {
+						if p.Phase == coordinator.Solving && p.Total > 0 && p.Done == p.Total {
+							storing = max(storing, p.Elapsed)
+						}
+					}}
+				start := time.Now()
+				sum, err := coordinator.Run(context.Background(), cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if sum.Solved != int64(len(pl.Leaves)) {
+					b.Fatalf("stored %d of %d", sum.Solved, len(pl.Leaves))
+				}
+				b.ReportMetric(float64(len(tasks))/storing.Seconds(), "results/s")
+				b.ReportMetric(float64(len(pl.Leaves))/storing.Seconds(), "positions/s")
+				b.ReportMetric(time.Since(start).Seconds(), "job-s")
+			}
+		})
+	}
+}

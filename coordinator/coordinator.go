@@ -403,6 +403,14 @@ func (j *job) solve(ctx context.Context) error {
 // drain stores the results waiting in the stream, until none comes for
 // half a second.
 func (j *job) drain(ctx context.Context, results *queue.ResultSource) error {
+	start := time.Now()
+	left, total := j.leavesLeft()
+	var stored int64
+	defer func() {
+		if stored > 0 {
+			j.log.Info("stored results that came in between runs", "positions", stored, "took", time.Since(start).Round(time.Millisecond))
+		}
+	}()
 	for j.pending > 0 {
 		n, err := j.fetch(ctx, results, 500*time.Millisecond)
 		if errors.Is(err, errNoResult) {
@@ -411,7 +419,8 @@ func (j *job) drain(ctx context.Context, results *queue.ResultSource) error {
 		if err != nil {
 			return err
 		}
-		j.log.Info("stored results that came in between runs", "positions", n)
+		stored += n
+		j.progress(Solving, total-left+stored, total, start)
 	}
 	return nil
 }
