@@ -197,3 +197,73 @@ func TestSolver_evensBound(t *testing.T) {
 		t.Logf("%dx%d: %d positions, %d bounded", size[0], size[1], checked, bounded)
 	}
 }
+
+// gridKey computes the key of the grid board pb the slow way, cell by
+// cell, independently of Position's incremental updates: for each column,
+// the stones of the player to move plus 2^height - 1.
+func gridKey(pb *plainBoard) uint64 {
+	var key uint64
+	toMove := pb.player()
+	for c := range pb.w {
+		var col uint64
+		for r := range pb.height[c] {
+			if pb.cells[c][r] == toMove {
+				col |= 1 << uint(r)
+			}
+		}
+		col += 1<<uint(pb.height[c]) - 1
+		key |= col << (uint(c) * uint(pb.h+1))
+	}
+	return key
+}
+
+// TestPosition_Key_incremental: after every move of random games, the key
+// kept by Play equals the key computed from the grid.
+func TestPosition_Key_incremental(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, size := range [][2]int{{7, 6}, {8, 7}, {4, 4}, {9, 6}, {6, 5}} {
+		b := MustBoard(size[0], size[1])
+		for range 500 {
+			p, pb := b.NewPosition(), newPlainBoard(size[0], size[1])
+			for !p.IsFull() && !(p.Moves() > 0 && p.LastMoveWon()) {
+				col := rng.IntN(b.Width())
+				if !p.CanPlay(col) {
+					continue
+				}
+				p.Play(col)
+				pb.play(col)
+				if p.Key() != gridKey(pb) {
+					t.Fatalf("%dx%d: key %#x, grid key %#x\n%v", size[0], size[1], p.Key(), gridKey(pb), p)
+				}
+			}
+		}
+	}
+}
+
+// TestSolver_Solve_largeBoards checks Solve against the plain minimax on
+// random late positions of the largest boards, 8x7 and 9x6, and of 6x5.
+func TestSolver_Solve_largeBoards(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, size := range [][2]int{{8, 7}, {9, 6}, {6, 5}} {
+		b := MustBoard(size[0], size[1])
+		s, _ := New(b, 16<<20)
+		for checked := 0; checked < 40; {
+			p, pb := b.NewPosition(), newPlainBoard(size[0], size[1])
+			target := b.Cells() - 9
+			for p.Moves() < target && !p.CanWinNext() {
+				col := rng.IntN(b.Width())
+				if p.CanPlay(col) && !p.IsWinningMove(col) {
+					p.Play(col)
+					pb.play(col)
+				}
+			}
+			if p.Moves() != target {
+				continue
+			}
+			checked++
+			if got, want := s.Solve(p), pb.minimax(map[string]int{}); got != want {
+				t.Fatalf("%dx%d: Solve = %d, minimax %d\n%v", size[0], size[1], got, want, p)
+			}
+		}
+	}
+}
