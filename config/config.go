@@ -67,9 +67,11 @@ type TLS struct {
 
 // Queue configures the task queue.
 type Queue struct {
-	AckWait    time.Duration // queue.ack-wait: time a worker holds a task before it is redelivered, unless kept alive
-	MaxDeliver int           // queue.max-deliver: deliveries of a task before it is reported as failed
-	TaskSize   int           // queue.task-size: positions in one task
+	AckWait         time.Duration // queue.ack-wait: time a worker holds a task before it is redelivered, unless kept alive
+	MaxDeliver      int           // queue.max-deliver: deliveries of a task before it is reported as failed
+	TaskSize        int           // queue.task-size: positions in one task
+	CrossCheck      float64       // queue.cross-check: fraction of tasks solved twice by different workers
+	QuarantineAfter int           // queue.quarantine-after: rejected results after which a worker's results are ignored
 }
 
 // Worker configures the workers.
@@ -89,7 +91,7 @@ func Default() Config {
 		Board:  Board{Width: 7, Height: 6},
 		Solver: Solver{TTSize: 64 * MiB},
 		Book:   Book{Path: "c4book.db"},
-		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64},
+		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: 0, QuarantineAfter: 3},
 		Generate: Generate{
 			Depth: 8,
 		},
@@ -97,7 +99,7 @@ func Default() Config {
 }
 
 // key is one configuration key: its name, its doc line and the field of a
-// Config it sets (a *int, *string, *Size or *time.Duration).
+// Config it sets (a *int, *float64, *string, *Size or *time.Duration).
 type key struct {
 	name  string
 	doc   string
@@ -123,6 +125,8 @@ var keys = []key{
 	{"queue.ack-wait", "time a worker holds a task before it is redelivered, unless it reports progress; at least 1s", func(c *Config) any { return &c.Queue.AckWait }},
 	{"queue.max-deliver", "deliveries of a task before it is reported as failed; at least 1", func(c *Config) any { return &c.Queue.MaxDeliver }},
 	{"queue.task-size", "positions in one task, 1..100000", func(c *Config) any { return &c.Queue.TaskSize }},
+	{"queue.cross-check", "fraction of tasks, 0..1, solved twice by different workers and compared; a disagreement is decided by the coordinator's own solver", func(c *Config) any { return &c.Queue.CrossCheck }},
+	{"queue.quarantine-after", "rejected results after which a worker's results are ignored; at least 1", func(c *Config) any { return &c.Queue.QuarantineAfter }},
 	{"worker.concurrency", "solvers a worker runs in parallel; 0 means one per CPU", func(c *Config) any { return &c.Worker.Concurrency }},
 	{"generate.depth", "stones of the deepest positions of the book, 0..width*height", func(c *Config) any { return &c.Generate.Depth }},
 	{"generate.root", "moves of the position the book starts from (\"4453\"); empty: the empty board", func(c *Config) any { return &c.Generate.Root }},
@@ -165,6 +169,8 @@ func formatValue(field any) string {
 		return f.String()
 	case *time.Duration:
 		return f.String()
+	case *float64:
+		return strconv.FormatFloat(*f, 'g', -1, 64)
 	}
 	panic(fmt.Sprintf("config: unsupported field type %T", field))
 }

@@ -227,6 +227,8 @@ func reflectValue(field any) any {
 		return *f
 	case *time.Duration:
 		return *f
+	case *float64:
+		return *f
 	}
 	panic(fmt.Sprintf("config: unsupported field type %T", field))
 }
@@ -280,6 +282,22 @@ func decodeValue(raw any, field any) error {
 			*f = d
 		default:
 			return fmt.Errorf("%s is not a duration (write a number and a unit: 500ms, 30s, 2m, 1h)", describe(raw))
+		}
+	case *float64:
+		switch r := raw.(type) {
+		case float64:
+			*f = r
+		case int, int64, uint64:
+			n, _ := toInt(r)
+			*f = float64(n)
+		case string:
+			x, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a number", r)
+			}
+			*f = x
+		default:
+			return fmt.Errorf("%s is not a number", describe(raw))
 		}
 	default:
 		panic(fmt.Sprintf("config: unsupported field type %T", field))

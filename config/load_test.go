@@ -161,6 +161,8 @@ func TestLoad_errors(t *testing.T) {
 		{name: "invalid value from flag", flags: []string{"--width=12"}, want: []string{"board.width: 12 is out of range: width must be 1..9 and width*(height+1) <= 64", "flag --width"}},
 		{name: "bad size from flag", flags: []string{"--tt-size=big"}, want: []string{`solver.tt-size: "big" is not a size`, "flag --tt-size"}},
 		{name: "two bad values", env: map[string]string{"C4BOOK_QUEUE_TASK_SIZE": "0", "C4BOOK_WORKER_CONCURRENCY": "-1"}, want: []string{"queue.task-size: 0", "worker.concurrency: -1"}},
+		{name: "not a number from env", env: map[string]string{"C4BOOK_QUEUE_CROSS_CHECK": "some"}, want: []string{`queue.cross-check: "some" is not a number`}},
+		{name: "fraction out of range in file", file: "queue:\n  cross-check: 1.5\n", want: []string{"queue.cross-check: 1.5 is out of range: must be a fraction 0..1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -189,4 +191,15 @@ func TestLoad_errors(t *testing.T) {
 		_, err := Load(Source{Dir: t.TempDir(), Flags: map[string]*pflag.Flag{"gen.depth": fs.Lookup("depth")}})
 		wantError(t, err, `flag --depth is bound to "gen.depth"`)
 	})
+}
+
+func TestLoad_crossCheckFromEnv(t *testing.T) {
+	t.Setenv("C4BOOK_QUEUE_CROSS_CHECK", "0.05")
+	cfg, err := Load(Source{Dir: t.TempDir(), Flags: testFlags(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Queue.CrossCheck != 0.05 {
+		t.Errorf("queue.cross-check = %v, want 0.05", cfg.Queue.CrossCheck)
+	}
 }

@@ -101,6 +101,12 @@ func (c *Config) Validate() error {
 	if n := c.Queue.TaskSize; n < 1 || n > maxTaskSize {
 		bad("queue.task-size", "%d is out of range: must be 1..%d", n, maxTaskSize)
 	}
+	if f := c.Queue.CrossCheck; f < 0 || f > 1 || f != f {
+		bad("queue.cross-check", "%v is out of range: must be a fraction 0..1 (0.05: one task in twenty)", f)
+	}
+	if n := c.Queue.QuarantineAfter; n < 1 {
+		bad("queue.quarantine-after", "%d is out of range: must be at least 1", n)
+	}
 	if n := c.Worker.Concurrency; n < 0 {
 		bad("worker.concurrency", "%d is out of range: must be 0 (one per CPU) or more", n)
 	}

@@ -63,6 +63,8 @@ func TestConfig_Validate(t *testing.T) {
 		{"ack-wait too short", func(c *Config) { c.Queue.AckWait = 500 * time.Millisecond }, "queue.ack-wait", "500ms is too short: must be at least 1s"},
 		{"max-deliver zero", func(c *Config) { c.Queue.MaxDeliver = 0 }, "queue.max-deliver", "0 is out of range: must be at least 1"},
 		{"task-size zero", func(c *Config) { c.Queue.TaskSize = 0 }, "queue.task-size", "0 is out of range: must be 1..100000"},
+		{"cross-check negative", func(c *Config) { c.Queue.CrossCheck = -0.1 }, "queue.cross-check", "-0.1 is out of range: must be a fraction 0..1"},
+		{"quarantine-after zero", func(c *Config) { c.Queue.QuarantineAfter = 0 }, "queue.quarantine-after", "0 is out of range: must be at least 1"},
 		{"negative concurrency", func(c *Config) { c.Worker.Concurrency = -2 }, "worker.concurrency", "-2 is out of range"},
 		{"depth too deep", func(c *Config) { c.Generate.Depth = 43 }, "generate.depth", "43 is out of range: must be 0..42 on a 7x6 board"},
 		{"negative depth", func(c *Config) { c.Generate.Depth = -1 }, "generate.depth", "-1 is out of range"},

@@ -9,30 +9,36 @@ import (
 	"github.com/c4book/c4book/solver"
 )
 
-// Task ids. A task's id is the run of the coordinator that published it
-// and its index in the job's plan:
+// Task ids. A task's id is the run of the coordinator that published it,
+// the copy of the task within the run, and its index in the job's plan:
 //
-//	 63          40 39                       0
-//	+--------------+--------------------------+
-//	|     run      |   index in the plan      |
-//	+--------------+--------------------------+
+//	 63        48 47     40 39                       0
+//	+------------+---------+--------------------------+
+//	|    run     |  copy   |   index in the plan      |
+//	+------------+---------+--------------------------+
 //
 // The plan is stored in the book, so the index names the same positions in
-// every run; the run keeps message ids of a new run apart from the ones the
-// stream remembers from the run before (a task published again with the
-// same id would be dropped as a duplicate).
+// every run. Run and copy make the message id of every publication of a
+// task new: the stream drops a message whose id it saw within its
+// duplicate window. A task is published again (a new copy) when its result
+// was rejected, and twice from the start when it is cross-checked.
 const (
 	taskIndexBits = 40
+	taskCopyBits  = 8
 	taskIndexMask = 1<<taskIndexBits - 1
-	maxRuns       = 1<<(64-taskIndexBits) - 1
+	taskCopyMask  = 1<<taskCopyBits - 1
+	maxRuns       = 1<<(64-taskIndexBits-taskCopyBits) - 1
+	maxCopies     = taskCopyMask
 )
 
-// taskID returns the id of task index published by run.
-func taskID(run int, index int) uint64 { return uint64(run)<<taskIndexBits | uint64(index) }
+// taskID returns the id of copy of task index published by run.
+func taskID(run, copy, index int) uint64 {
+	return uint64(run)<<(taskIndexBits+taskCopyBits) | uint64(copy)<<taskIndexBits | uint64(index)
+}
 
-// splitTaskID returns the run and plan index of a task id.
-func splitTaskID(id uint64) (run int, index int) {
-	return int(id >> taskIndexBits), int(id & taskIndexMask)
+// splitTaskID returns the run, copy and plan index of a task id.
+func splitTaskID(id uint64) (run, copy, index int) {
+	return int(id >> (taskIndexBits + taskCopyBits)), int(id >> taskIndexBits & taskCopyMask), int(id & taskIndexMask)
 }
 
 // checkResult returns the book entries of result r of a task of the
@@ -40,7 +46,7 @@ func splitTaskID(id uint64) (run int, index int) {
 // job never issued, positions other than the task's, or a score no
 // position of that depth can have. tasks is the plan; run the current run.
 func checkResult(b *solver.Board, tasks [][]uint64, run int, r *queue.Result) ([]book.Entry, error) {
-	taskRun, index := splitTaskID(r.TaskID)
+	taskRun, _, index := splitTaskID(r.TaskID)
 	if taskRun < 1 || taskRun > run || index >= len(tasks) {
 		return nil, fmt.Errorf("task %d (run %d, index %d) was not issued", r.TaskID, taskRun, index)
 	}

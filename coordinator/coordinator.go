@@ -14,6 +14,7 @@ import (
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
 )
 
 // JobBook is the part of a book a coordinator uses: entries, the job
@@ -55,6 +56,17 @@ type Config struct {
 	// status bucket and the job record in the book. The default value is
 	// 5 seconds.
 	StatusEvery time.Duration
+	// CrossCheck is the fraction of tasks, 0 to 1, solved twice by
+	// different workers and compared (see trust.go). The default value is
+	// 0.
+	CrossCheck float64
+	// QuarantineAfter is the number of rejected results after which a
+	// worker's results are ignored. The default value is 3.
+	QuarantineAfter int
+	// RefereeTableBytes is the table size of the coordinator's own solver,
+	// made when two workers disagree. The default value is
+	// solver.DefaultTableBytes.
+	RefereeTableBytes int64
 }
 
 // Phase is a stage of a job.
@@ -77,18 +89,22 @@ type Progress struct {
 
 // Summary is what a run of a job did.
 type Summary struct {
-	JobID       string
-	AlreadyDone bool             // the book held the whole job: nothing was done
-	Positions   int64            // positions of the job
-	InBook      int64            // positions the book held when the run began
-	Solved      int64            // positions solved by workers in this run
-	Immediate   int64            // positions scored without a search (a win at once)
-	Derived     int64            // positions derived from their children
-	Nodes       uint64           // nodes the workers searched for this run's results
-	Rejected    int64            // results rejected
-	ByWorker    map[string]int64 // positions solved in this run, by worker id
-	Failed      []FailedTask
-	Wall        time.Duration
+	JobID         string
+	AlreadyDone   bool             // the book held the whole job: nothing was done
+	Positions     int64            // positions of the job
+	InBook        int64            // positions the book held when the run began
+	Solved        int64            // positions solved by workers in this run
+	Immediate     int64            // positions scored without a search (a win at once)
+	Derived       int64            // positions derived from their children
+	Nodes         uint64           // nodes the workers searched for this run's results
+	Rejected      int64            // results rejected
+	Ignored       int64            // results of quarantined workers, ignored
+	Quarantined   []string         // workers whose results are ignored
+	CrossChecked  int64            // tasks whose scores a second solver confirmed (another worker's, or the coordinator's)
+	Disagreements int64            // cross-checked tasks decided by the coordinator
+	ByWorker      map[string]int64 // positions solved in this run, by worker id
+	Failed        []FailedTask
+	Wall          time.Duration
 }
 
 // FailedTask is a task given up on after MaxDeliver deliveries.
@@ -115,10 +131,17 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.StatusEvery <= 0 {
 		cfg.StatusEvery = 5 * time.Second
 	}
+	if cfg.QuarantineAfter <= 0 {
+		cfg.QuarantineAfter = 3
+	}
+	if cfg.CrossCheck < 0 || cfg.CrossCheck > 1 {
+		return Summary{}, fmt.Errorf("cross-check fraction %v: must be between 0 and 1", cfg.CrossCheck)
+	}
 	if err := cfg.Stream.Validate(); err != nil {
 		return Summary{}, err
 	}
-	j := &job{cfg: cfg, id: cfg.Spec.ID(), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID())}
+	j := &job{cfg: cfg, id: cfg.Spec.ID(), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID()),
+		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}}
 	if err := queue.ValidJobID(j.id); err != nil {
 		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
 	}
@@ -140,7 +163,14 @@ type job struct {
 	done    []bool     // task index -> its positions are in the book
 	failed  []bool     // task index -> given up on
 	pending int        // tasks neither done nor failed
+	copies  []int      // task index -> copies published in this run
+	out     []int      // task index -> copies published in this run without a result yet
 	summary Summary
+
+	firstResults  map[int]queue.Result // cross-checked tasks: the first result, awaiting another worker's
+	rejections    map[string]int       // worker -> results rejected
+	quarantined   map[string]bool      // workers whose results are ignored
+	refereeSolver *solver.Solver       // the coordinator's own, for disagreements
 }
 
 func (j *job) run(ctx context.Context) error {
@@ -326,14 +356,19 @@ func (j *job) solve(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	b := j.cfg.Spec.Board
+	j.copies = make([]int, len(j.tasks))
+	j.out = make([]int, len(j.tasks))
 	var batch []queue.Task
-	for i, keys := range j.tasks {
+	for i := range j.tasks {
 		if j.done[i] {
 			continue
 		}
-		batch = append(batch, queue.Task{JobID: j.id, TaskID: taskID(j.runNo, i), Width: uint8(b.Width()), Height: uint8(b.Height()), Keys: keys})
-		if len(batch) == 4096 || i == len(j.tasks)-1 {
+		for c := range j.copiesAtStart(i) {
+			batch = append(batch, j.taskMsg(i, c))
+		}
+		j.copies[i] = j.copiesAtStart(i)
+		j.out[i] = j.copiesAtStart(i)
+		if len(batch) >= 4096 {
 			if err := q.PublishTasks(ctx, batch); err != nil {
 				return err
 			}
@@ -451,27 +486,48 @@ func (j *job) fetch(ctx context.Context, results *queue.ResultSource, wait time.
 
 // collect checks results, writes the entries of the good ones in one
 // synced batch, then acks them; it returns the number of positions newly
-// done.
+// done. Rejected results are terminated. A task the job still needs always
+// has a copy out: when the result of its last copy is rejected, ignored or
+// not enough (a cross-check awaiting a second worker), a new copy is
+// published (the worker that took the task may have acked it).
 func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, error) {
 	b := j.cfg.Spec.Board
 	var entries []book.Entry
 	var good []*queue.ResultMsg
+	var again []int
 	var newly int64
 	for _, m := range msgs {
 		r := &m.Result
-		es, err := checkResult(b, j.tasks, j.runNo, r)
-		if err != nil {
-			j.summary.Rejected++
-			j.log.Warn("result rejected", "worker", r.WorkerID, "task", r.TaskID, "reason", err)
-			if err := m.Term(); err != nil {
-				j.log.Warn("terminating a rejected result", "error", err)
-			}
+		_, _, index := splitTaskID(r.TaskID)
+		if index < len(j.tasks) {
+			j.settled(index, &again)
+		}
+		needed := index < len(j.tasks) && !j.done[index]
+		if j.quarantined[r.WorkerID] {
+			j.summary.Ignored++
+			j.log.Debug("result of a quarantined worker ignored", "worker", r.WorkerID, "task", r.TaskID)
+			j.term(m)
 			continue
 		}
-		_, index := splitTaskID(r.TaskID)
+		es, err := checkResult(b, j.tasks, j.runNo, r)
+		if err != nil {
+			j.reject(r.WorkerID, r.TaskID, err)
+			j.term(m)
+			continue
+		}
 		good = append(good, m)
-		if j.done[index] {
+		if !needed {
 			continue // a duplicate: the task was solved twice
+		}
+		if j.crossChecked(index) {
+			var decided bool
+			es, decided, err = j.crossCheck(ctx, index, r, es)
+			if err != nil {
+				return 0, err
+			}
+			if !decided {
+				continue
+			}
 		}
 		j.done[index] = true
 		if !j.failed[index] {
@@ -498,7 +554,27 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			j.log.Warn("acking a stored result", "task", m.Result.TaskID, "error", err)
 		}
 	}
+	var short []int
+	for _, i := range again {
+		// Before the run published its tasks (results of an earlier run),
+		// the tasks not done are all about to be published anyway.
+		if j.out != nil && !j.done[i] && !j.failed[i] && j.out[i] == 0 {
+			short = append(short, i)
+		}
+	}
+	if len(short) > 0 {
+		if err := j.publishAgain(ctx, short); err != nil {
+			return newly, err
+		}
+	}
 	return newly, nil
+}
+
+// term terminates a result message that is not stored.
+func (j *job) term(m *queue.ResultMsg) {
+	if err := m.Term(); err != nil {
+		j.log.Warn("terminating a result", "error", err)
+	}
 }
 
 // taskFailed records the task at stream sequence seq as given up on.
@@ -511,7 +587,7 @@ func (j *job) taskFailed(ctx context.Context, seq uint64) {
 	if t.JobID != j.id {
 		return // another job's: its coordinator reports it
 	}
-	_, index := splitTaskID(t.TaskID)
+	_, _, index := splitTaskID(t.TaskID)
 	if index >= len(j.tasks) || j.done[index] || j.failed[index] {
 		_ = j.cfg.Queue.DeleteTask(ctx, seq)
 		return
@@ -541,7 +617,7 @@ func (j *job) moves(index int) []string {
 func (j *job) putStatus(ctx context.Context, state string, done, total int64) {
 	err := j.cfg.Queue.PutJobStatus(ctx, queue.JobStatus{
 		JobID: j.id, State: state, Total: uint64(total), Done: uint64(done),
-		Failed: uint64(len(j.summary.Failed)), Started: j.start,
+		Failed: uint64(len(j.summary.Failed)), Started: j.start, Quarantined: j.summary.Quarantined,
 	})
 	if err != nil && ctx.Err() == nil {
 		j.log.Warn("storing job status", "error", err)

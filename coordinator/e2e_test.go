@@ -384,3 +384,125 @@ func TestRun_7x6(t *testing.T) {
 		t.Errorf("summary %+v for %d positions", sum, n)
 	}
 }
+
+// liar is a worker that answers every task at once with wrong scores made
+// by answer, and acks it.
+func (c *cluster) liar(tb testing.TB, ctx context.Context, id string, answer func(t *queue.Task) []int8) (wait func()) {
+	conn, err := c.server.Connect("liar " + id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tasks, err := conn.Tasks(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer conn.Close()
+		for {
+			msg, err := tasks.Next(ctx)
+			if err != nil {
+				return
+			}
+			t := &msg.Task
+			res := queue.Result{JobID: t.JobID, TaskID: t.TaskID, WorkerID: id, Keys: t.Keys, Scores: answer(t)}
+			if err := conn.PublishResult(ctx, res); err != nil {
+				return
+			}
+			_ = msg.Ack(ctx)
+		}
+	}()
+	return wg.Wait
+}
+
+// TestRun_quarantine: a worker whose results keep being rejected is
+// quarantined, the tasks it took are solved by others, and the book is
+// right.
+func TestRun_quarantine(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
+	impossible := func(t *queue.Task) []int8 {
+		s := make([]int8, len(t.Keys))
+		for i := range s {
+			s[i] = 30 // no 5x4 position with 8 stones scores 30
+		}
+		return s
+	}
+	// Both take tasks from the start; the liar, answering at once, takes
+	// many, and every task it took is published again.
+	waitLiar := c.liar(t, ctx, "liar", impossible)
+	waitHonest := c.startWorker(t, ctx, "honest")
+	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3})
+	st, _ := c.conn.JobStatus(ctx, spec.ID())
+	cancel()
+	waitLiar()
+	waitHonest()
+	out := struct {
+		sum coordinator.Summary
+		err error
+	}{sum, err}
+	if len(st.Quarantined) != 1 || st.Quarantined[0] != "liar" {
+		t.Errorf("job status shows quarantined %v, want [liar]", st.Quarantined)
+	}
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if len(out.sum.Quarantined) != 1 || out.sum.Quarantined[0] != "liar" || out.sum.Rejected < 3 {
+		t.Errorf("quarantined %v after %d rejections, want [liar] after 3", out.sum.Quarantined, out.sum.Rejected)
+	}
+	if out.sum.ByWorker["liar"] != 0 {
+		t.Errorf("the liar's results were stored: %v", out.sum.ByWorker)
+	}
+	checkBook(t, b, c.book, spec.Root, spec.Depth)
+}
+
+// TestRun_crossCheck: with every task solved twice, a worker that answers
+// plausible but wrong scores (in range, so only a second opinion catches
+// them) disagrees with an honest one; the coordinator decides, the liar is
+// quarantined, and the book is right. With one worker only, cross-checked
+// tasks end up checked by the coordinator, and the job completes.
+func TestRun_crossCheck(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
+	drawAll := func(t *queue.Task) []int8 { return make([]int8, len(t.Keys)) }
+
+	t.Run("liar and honest worker", func(t *testing.T) {
+		c := newCluster(t, b)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		waitLiar := c.liar(t, ctx, "liar", drawAll)
+		waitHonest := c.startWorker(t, ctx, "honest")
+		sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), CrossCheck: 1, RefereeTableBytes: 1 << 20})
+		cancel()
+		waitLiar()
+		waitHonest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Disagreements == 0 || len(sum.Quarantined) != 1 || sum.Quarantined[0] != "liar" {
+			t.Errorf("disagreements %d, quarantined %v; want some, and [liar]", sum.Disagreements, sum.Quarantined)
+		}
+		checkBook(t, b, c.book, spec.Root, spec.Depth)
+	})
+	t.Run("one worker", func(t *testing.T) {
+		c := newCluster(t, b)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		wait := c.startWorker(t, ctx, "alone")
+		sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), CrossCheck: 0.5, RefereeTableBytes: 1 << 20})
+		cancel()
+		wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Disagreements != 0 || len(sum.Quarantined) != 0 || sum.CrossChecked == 0 {
+			t.Errorf("an honest worker alone: %d disagreements, quarantined %v, %d checked by the coordinator", sum.Disagreements, sum.Quarantined, sum.CrossChecked)
+		}
+		checkBook(t, b, c.book, spec.Root, spec.Depth)
+	})
+}

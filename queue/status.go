@@ -42,6 +42,9 @@ type JobStatus struct {
 	Started time.Time `json:"started"`
 	Updated time.Time `json:"updated"`
 	Message string    `json:"message,omitempty"`
+	// Quarantined are the workers whose results the coordinator ignores,
+	// after rejecting too many of them.
+	Quarantined []string `json:"quarantined,omitempty"`
 }
 
 // statusKV returns the status bucket, bound once and kept.

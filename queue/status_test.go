@@ -2,6 +2,7 @@ package queue
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -30,7 +31,7 @@ func TestConn_PutJobStatus(t *testing.T) {
 		t.Errorf("Started = %v, want %v", got.Started, started)
 	}
 	got.Started = started
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("JobStatus = %+v, want %+v", got, want)
 	}
 	want.Done, want.State = 100, "done"

@@ -98,6 +98,8 @@ func addJobFlags(f *pflag.FlagSet) {
 	bindKey(f, "book", "book.path")
 	f.Int("task-size", def.Queue.TaskSize, "`N` positions in one task (queue.task-size)")
 	bindKey(f, "task-size", "queue.task-size")
+	f.Float64("cross-check", def.Queue.CrossCheck, "`FRACTION` of tasks solved twice by different workers and compared (queue.cross-check)")
+	bindKey(f, "cross-check", "queue.cross-check")
 	f.String("nats", def.NATS.URL, "`URL` of the NATS server to use instead of the embedded one (nats.url)")
 	bindKey(f, "nats", "nats.url")
 	f.String("listen", def.NATS.Listen, "`HOST:PORT` on which the embedded server accepts remote workers; needs nats.token or nats.user/nats.password (nats.listen)")
@@ -177,9 +179,12 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 	}()
 	sum, err := coordinator.Run(ctx, coordinator.Config{
 		Spec: r.spec, Book: r.book, Queue: r.conn,
-		Stream:   queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver},
-		Log:      r.log.With("role", "coordinator"),
-		Progress: r.console.update,
+		Stream:            queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver},
+		Log:               r.log.With("role", "coordinator"),
+		Progress:          r.console.update,
+		CrossCheck:        cfg.Queue.CrossCheck,
+		QuarantineAfter:   cfg.Queue.QuarantineAfter,
+		RefereeTableBytes: int64(cfg.Solver.TTSize),
 	})
 	stopProgress()
 	<-progressDone
@@ -353,6 +358,12 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 	row("derived", formatCount(s.Derived), "")
 	if s.Rejected > 0 {
 		row("results rejected", formatCount(s.Rejected), "")
+	}
+	if s.Ignored > 0 || len(s.Quarantined) > 0 {
+		row("results ignored", formatCount(s.Ignored), "(quarantined: "+strings.Join(s.Quarantined, ", ")+")")
+	}
+	if s.CrossChecked > 0 || s.Disagreements > 0 {
+		row("cross-checked tasks", formatCount(s.CrossChecked), fmt.Sprintf("(%d decided by the coordinator)", s.Disagreements))
 	}
 	row("wall time", formatSpan(s.Wall), "")
 	if cpu, ok := processCPU(); ok {

@@ -162,3 +162,19 @@ func TestGenerate_externalServer(t *testing.T) {
 	}
 	checkGeneratedBook(t, bookPath, solver.MustBoard(5, 4), "", 8, 500)
 }
+
+// TestGenerate_crossCheck: with --cross-check, tasks are solved twice and
+// the summary says how many two workers agreed on.
+func TestGenerate_crossCheck(t *testing.T) {
+	isolateEnv(t)
+	b := solver.MustBoard(5, 4)
+	bookPath := filepath.Join(t.TempDir(), "5x4.db")
+	r := run(t, "", "generate", "--width=5", "--height=4", "--depth=8", "--root=33", "--book", bookPath, "--workers=2", "--task-size=8", "--cross-check=1", testTTSize)
+	wantOK(t, r)
+	checkGeneratedBook(t, bookPath, b, "33", 8, 200)
+	if got := summaryValue(r.stdout, "cross-checked tasks"); got == "" {
+		t.Errorf("the summary has no cross-checked tasks:\n%s", r.stdout)
+	}
+	bad := run(t, "", "generate", "--width=5", "--height=4", "--depth=8", "--book", bookPath, "--cross-check=2")
+	wantErr(t, bad, "queue.cross-check: 2 is out of range")
+}

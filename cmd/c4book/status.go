@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -168,6 +169,11 @@ func printStatus(w io.Writer, rep statusReport, now time.Time) {
 				j.Started.Local().Format(time.DateTime), ago(now, j.Updated))
 		}
 		tw.Flush()
+	}
+	for _, j := range rep.Jobs {
+		if len(j.Quarantined) > 0 {
+			fmt.Fprintf(w, "Job %s: quarantined workers (results ignored): %s\n", j.JobID, strings.Join(j.Quarantined, ", "))
+		}
 	}
 	for _, id := range rep.Missing {
 		fmt.Fprintf(w, "Job %s: no status on this server.\n", id)
