@@ -1,0 +1,242 @@
+package coordinator_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+	"github.com/c4book/c4book/worker"
+)
+
+// solvingWorker is a worker written for a test: it solves every task with
+// a real solver, except that it calls before(task) first, which may hold
+// it up or make it hand the task back (returning false).
+func (c *cluster) solvingWorker(tb testing.TB, ctx context.Context, id string, before func(m *queue.TaskMsg) bool) (wait func()) {
+	conn, err := c.server.Connect("test worker " + id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tasks, err := conn.Tasks(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, _ := solver.New(c.board, 1<<20)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer conn.Close()
+		for {
+			m, err := tasks.Next(ctx)
+			if err != nil {
+				return
+			}
+			if !before(m) {
+				_ = m.Nak(queue.MinNakDelay)
+				continue
+			}
+			t := &m.Task
+			res := queue.Result{JobID: t.JobID, TaskID: t.TaskID, WorkerID: id, Keys: t.Keys}
+			for _, k := range t.Keys {
+				p, _ := c.board.PositionFromKey(k)
+				res.Scores = append(res.Scores, int8(s.Solve(p)))
+			}
+			if err := conn.PublishResult(ctx, res); err != nil {
+				return
+			}
+			_ = m.Ack(ctx)
+		}
+	}()
+	return wg.Wait
+}
+
+// TestRun_pausedWorker: a worker stops (as under SIGSTOP) longer than
+// AckWait while holding a task; the task goes to another worker, and the
+// paused one's late result, when it wakes, is a harmless duplicate.
+func TestRun_pausedWorker(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	c.stream.AckWait = time.Second
+	if err := c.conn.EnsureStreams(context.Background(), c.stream); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
+	var once sync.Once
+	paused := make(chan struct{})
+	waitSleepy := c.solvingWorker(t, ctx, "sleepy", func(m *queue.TaskMsg) bool {
+		once.Do(func() {
+			close(paused)
+			time.Sleep(3 * c.stream.AckWait) // no progress reported meanwhile
+		})
+		return true
+	})
+	done := make(chan error, 1)
+	var sum coordinator.Summary
+	go func() {
+		var err error
+		sum, err = c.runJob(ctx, t, spec)
+		done <- err
+	}()
+	<-paused
+	waitAwake := c.startWorker(t, ctx, "awake")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	waitSleepy()
+	waitAwake()
+	checkBook(t, b, c.book, spec.Root, spec.Depth)
+	if sum.Rejected != 0 {
+		t.Errorf("%d results rejected: a late result is not a wrong one", sum.Rejected)
+	}
+}
+
+// TestRun_failingTask: a task that no worker can solve (here, every worker
+// hands it back, as after a crash) is given up on after MaxDeliver
+// deliveries and reported with its positions; the rest of the job is
+// stored, and running the job again, with a worker that can, completes it.
+func TestRun_failingTask(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	c.stream.MaxDeliver = 2
+	if err := c.conn.EnsureStreams(context.Background(), c.stream); err != nil {
+		t.Fatal(err)
+	}
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
+	pl, err := coordinator.MakePlan(context.Background(), spec, newScratchBook(t, b), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poison := coordinator.Tasks(pl.Leaves, spec.TaskSize)[3]
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := c.solvingWorker(t, ctx, "crashy", func(m *queue.TaskMsg) bool {
+		return !slices.Equal(m.Task.Keys, poison)
+	})
+	sum, err := c.runJob(ctx, t, spec)
+	cancel()
+	wait()
+	if !errors.Is(err, coordinator.ErrTasksFailed) {
+		t.Fatalf("Run = %v, want ErrTasksFailed", err)
+	}
+	if len(sum.Failed) != 1 || sum.Failed[0].Index != 3 || len(sum.Failed[0].Moves) != len(poison) {
+		t.Fatalf("failed tasks %+v, want task 3 with its %d positions", sum.Failed, len(poison))
+	}
+	if want := int64(len(pl.Leaves) - len(poison)); sum.Solved != want {
+		t.Errorf("solved %d positions, want all but the failed task's: %d", sum.Solved, want)
+	}
+	// Again, with a worker that solves everything.
+	ctx, cancel = context.WithCancel(context.Background())
+	wait = c.startWorker(t, ctx, "healthy")
+	again, err := c.runJob(ctx, t, spec)
+	cancel()
+	wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Solved != int64(len(poison)) {
+		t.Errorf("second run solved %d positions, want the failed task's %d", again.Solved, len(poison))
+	}
+	checkBook(t, b, c.book, spec.Root, spec.Depth)
+}
+
+// freePort returns a TCP port of 127.0.0.1 nobody listens on.
+func freePort(tb testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestRun_serverRestart: the NATS server stops in the middle of a job and
+// starts again on the same store and address; the coordinator and the
+// workers, connected over TCP, reconnect and the job completes.
+func TestRun_serverRestart(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	dir := t.TempDir()
+	addr := freePort(t)
+	opts := queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: addr, Token: "secret"}
+	srv, err := queue.StartServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	defer func() { mu.Lock(); srv.Shutdown(); mu.Unlock() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	connect := func(name string) *queue.Conn {
+		conn, err := queue.Connect(ctx, queue.Options{URL: "nats://" + addr, Token: "secret", Name: name, ReconnectWait: 100 * time.Millisecond, Logger: logger(t).With("conn", name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+	coordConn := connect("coordinator")
+	stream := queue.StreamConfig{AckWait: 5 * time.Second, MaxDeliver: 5}
+	if err := coordConn.EnsureStreams(ctx, stream); err != nil {
+		t.Fatal(err)
+	}
+	bk, err := book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bk.Close()
+	var wg sync.WaitGroup
+	for _, id := range []string{"w1", "w2"} {
+		conn := connect(id)
+		tasks, err := conn.Tasks(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = worker.Run(ctx, tasks, conn, worker.Config{ID: id, Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)})
+		}()
+	}
+	spec := coordinator.Spec{Board: b, Depth: 10, TaskSize: 8}
+	restarted := make(chan struct{})
+	var once sync.Once
+	cfg := coordinator.Config{Spec: spec, Book: bk, Queue: coordConn, Stream: stream, Log: logger(t),
+		Progress: func(p coordinator.Progress) {
+			if p.Phase == coordinator.Solving && p.Total > 0 && p.Done >= p.Total/3 {
+				once.Do(func() {
+					go func() {
+						defer close(restarted)
+						mu.Lock()
+						defer mu.Unlock()
+						srv.Shutdown()
+						time.Sleep(500 * time.Millisecond)
+						var err error
+						if srv, err = queue.StartServer(opts); err != nil {
+							t.Error(err)
+						}
+					}()
+				})
+			}
+		}}
+	sum, err := coordinator.Run(ctx, cfg)
+	<-restarted
+	cancel()
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := checkBook(t, b, bk, "", spec.Depth)
+	if sum.Positions != int64(n) {
+		t.Errorf("summary %+v for %d positions", sum, n)
+	}
+}
