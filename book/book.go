@@ -62,8 +62,17 @@ type Options struct {
 
 	// Logger receives Pebble's messages. The default value discards
 	// informational messages and prints errors with the standard log
-	// package.
+	// package. Background errors (a failed flush or compaction, as on a
+	// full disk) are logged at most once every ten seconds, with the
+	// number of repeats; see Book.WriteError.
 	Logger pebble.Logger
+
+	// FS is the file system of the book's directory. The default value is
+	// the operating system's (vfs.Default); tests inject failures with
+	// another.
+	FS vfs.FS
+
+	health *writeHealth // made by withDefaults for each Open
 }
 
 // withDefaults returns a copy of o (nil is valid) with defaults filled in.
@@ -81,12 +90,18 @@ func (o *Options) withDefaults() Options {
 	if r.Logger == nil {
 		r.Logger = quietLogger{}
 	}
+	if r.FS == nil {
+		r.FS = vfs.Default
+	}
+	r.health = &writeHealth{logger: r.Logger}
 	return r
 }
 
 // Book is an open opening book. Its methods are safe for concurrent use;
 // Close must be the last call.
 type Book struct {
+	health   *writeHealth
+	fs       vfs.FS
 	db       *pebble.DB
 	board    *solver.Board
 	path     string
@@ -133,7 +148,7 @@ func Open(path string, opts *Options) (*Book, error) {
 	}
 	board, err := checkBookRecord(db, o.Board)
 	if err == nil && o.ReadOnly {
-		return &Book{db: db, board: board, path: path, readOnly: true}, nil
+		return &Book{db: db, board: board, path: path, readOnly: true, health: o.health, fs: o.FS}, nil
 	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
@@ -145,7 +160,7 @@ func Open(path string, opts *Options) (*Book, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open book %s: %w", path, err)
 	}
-	return &Book{db: db, board: board, path: path}, nil
+	return &Book{db: db, board: board, path: path, health: o.health, fs: o.FS}, nil
 }
 
 // inspectDir tells whether path is absent or an empty directory (a place to
@@ -212,7 +227,7 @@ func create(path string, o *Options) (*Book, error) {
 		db.Close()
 		return nil, fmt.Errorf("create book %s: %w", path, err)
 	}
-	return &Book{db: db, board: o.Board, path: path}, nil
+	return &Book{db: db, board: o.Board, path: path, health: o.health, fs: o.FS}, nil
 }
 
 // openPebble opens the Pebble database of a book with the options of o.
@@ -242,8 +257,10 @@ func (o *Options) pebbleOptions(readOnly bool) *pebble.Options {
 		ReadOnly:           readOnly,
 		Logger:             o.Logger,
 	}
+	po.FS = o.FS
+	po.EventListener = &pebble.EventListener{BackgroundError: o.health.backgroundError}
 	if readOnly {
-		po.FS = readOnlyFS(vfs.Default)
+		po.FS = readOnlyFS(o.FS)
 	}
 	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionGood })
 	return po

@@ -40,7 +40,8 @@ type Solver struct {
 
 // Book says where the opening book lives.
 type Book struct {
-	Path string // book.path: directory of the Pebble book
+	Path    string // book.path: directory of the Pebble book
+	MinFree Size   // book.min-free: free disk space under which a coordinator stops writing the book
 }
 
 // NATS says which NATS server carries the tasks and how to reach it.
@@ -90,7 +91,7 @@ func Default() Config {
 	return Config{
 		Board:  Board{Width: 7, Height: 6},
 		Solver: Solver{TTSize: 64 * MiB},
-		Book:   Book{Path: "c4book.db"},
+		Book:   Book{Path: "c4book.db", MinFree: 256 << 20},
 		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: 0, QuarantineAfter: 3},
 		Generate: Generate{
 			Depth: 8,
@@ -112,6 +113,7 @@ var keys = []key{
 	{"board.height", "rows of the board; width*(height+1) must be at most 64", func(c *Config) any { return &c.Board.Height }},
 	{"solver.tt-size", "memory of a transposition table: of each solve or bench, of each worker (shared by its threads) (bytes, or with a suffix KiB, MiB, GiB, KB, MB, GB)", func(c *Config) any { return &c.Solver.TTSize }},
 	{"book.path", "directory of the opening book", func(c *Config) any { return &c.Book.Path }},
+	{"book.min-free", "free space on the book's disk under which a coordinator stops writing, and taking results, until space is freed; 0 turns the check off", func(c *Config) any { return &c.Book.MinFree }},
 	{"nats.url", "NATS server URL(s), comma-separated; empty runs an embedded server", func(c *Config) any { return &c.NATS.URL }},
 	{"nats.listen", "HOST:PORT on which the embedded server accepts workers, which needs nats.token, nats.user and nats.password, or nats.tls.ca; empty: in-process only", func(c *Config) any { return &c.NATS.Listen }},
 	{"nats.store-dir", "JetStream directory of the embedded server; empty: the directory nats inside the book directory", func(c *Config) any { return &c.NATS.StoreDir }},

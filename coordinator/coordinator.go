@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/c4book/c4book/book"
@@ -67,6 +68,10 @@ type Config struct {
 	// made when two workers disagree. The default value is
 	// solver.DefaultTableBytes.
 	RefereeTableBytes int64
+	// MinFreeBytes is the free space on the book's disk under which the
+	// coordinator stops writing (and taking results) until space is freed.
+	// The default value is DefaultMinFreeBytes; -1 turns the check off.
+	MinFreeBytes int64
 }
 
 // Phase is a stage of a job.
@@ -134,6 +139,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.QuarantineAfter <= 0 {
 		cfg.QuarantineAfter = 3
 	}
+	if cfg.MinFreeBytes == 0 {
+		cfg.MinFreeBytes = DefaultMinFreeBytes
+	}
 	if cfg.CrossCheck < 0 || cfg.CrossCheck > 1 {
 		return Summary{}, fmt.Errorf("cross-check fraction %v: must be between 0 and 1", cfg.CrossCheck)
 	}
@@ -146,6 +154,13 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
 	}
 	j.summary.JobID = j.id
+	if cfg.MinFreeBytes > 0 {
+		j.cfg.Book = &guardedBook{JobBook: cfg.Book, ctx: ctx, min: uint64(cfg.MinFreeBytes), log: j.log,
+			waiting: func(on bool) {
+				j.diskFull.Store(on)
+				j.putStatus(ctx, j.lastState, j.lastDone, j.lastTotal)
+			}}
+	}
 	err := j.run(ctx)
 	j.summary.Wall = time.Since(j.start)
 	return j.summary, err
@@ -171,6 +186,10 @@ type job struct {
 	rejections    map[string]int       // worker -> results rejected
 	quarantined   map[string]bool      // workers whose results are ignored
 	refereeSolver *solver.Solver       // the coordinator's own, for disagreements
+	diskFull      atomic.Bool          // writes wait for disk space
+
+	lastState           string // of the last status stored
+	lastDone, lastTotal int64
 }
 
 func (j *job) run(ctx context.Context) error {
@@ -615,6 +634,10 @@ func (j *job) moves(index int) []string {
 // putStatus stores the job status in the queue's status bucket; a failure
 // is logged, not fatal.
 func (j *job) putStatus(ctx context.Context, state string, done, total int64) {
+	j.lastState, j.lastDone, j.lastTotal = state, done, total
+	if j.diskFull.Load() {
+		state = "waiting for disk space"
+	}
 	err := j.cfg.Queue.PutJobStatus(ctx, queue.JobStatus{
 		JobID: j.id, State: state, Total: uint64(total), Done: uint64(done),
 		Failed: uint64(len(j.summary.Failed)), Started: j.start, Quarantined: j.summary.Quarantined,
