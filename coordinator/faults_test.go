@@ -3,8 +3,10 @@ package coordinator_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -315,4 +317,62 @@ func TestRun_diskFull(t *testing.T) {
 	if sum.Positions != int64(n) {
 		t.Errorf("summary %+v for %d positions", sum, n)
 	}
+}
+
+// TestRun_load puts a job of more than 100,000 one-position tasks through
+// one coordinator and four fast fake workers: no task or result is lost,
+// every position of the job is in the book, and the Go heap stays within
+// what the coordinator's state explains. Long: skipped with -short.
+func TestRun_load(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a job of 180,000 tasks: about a minute")
+	}
+	board := solver.Standard
+	c := newCluster(t, board)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var waits []func()
+	for i := range 4 {
+		waits = append(waits, c.fakeWorker(t, ctx, fmt.Sprintf("f%d", i)))
+	}
+	spec := coordinator.Spec{Board: board, Depth: 9, TaskSize: 1}
+	var peak atomic.Uint64
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for ctx.Err() == nil {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	sum, err := c.runJob(ctx, t, spec)
+	cancel()
+	<-sampled
+	for _, w := range waits {
+		w()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Solved < 100000 {
+		t.Fatalf("only %d tasks", sum.Solved)
+	}
+	// Every position of the job is in the book: count them, depth by depth.
+	st, err := c.book.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries int64
+	for _, d := range st.Depths {
+		entries += d.Entries
+	}
+	if entries != sum.Positions {
+		t.Errorf("book holds %d entries, the job %d positions", entries, sum.Positions)
+	}
+	t.Logf("%d positions, %d tasks solved, %d rejected; peak Go heap %d MB (%.0f bytes a position, server, book cache and workers included)",
+		sum.Positions, sum.Solved, sum.Rejected, peak.Load()>>20, float64(peak.Load())/float64(sum.Positions))
 }
