@@ -124,23 +124,8 @@ func (s *Solver) SolveNear(p Position, guess int) int {
 		return v
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
-	s.mirrorTable = p.Key() == p.MirrorKey()
 	guess = max(lo, min(hi, guess))
-	for _, med := range [2]int{guess - 1, guess} {
-		if med < lo || med >= hi {
-			continue
-		}
-		r := s.negamax(p, med, med+1)
-		if s.stopped {
-			return 0
-		}
-		if r <= med {
-			hi = r
-		} else {
-			lo = r
-		}
-	}
-	return s.narrow(p, lo, hi)
+	return s.solveWindow(p, lo, hi, guess-1, guess)
 }
 
 // SolveContext is Solve that gives up when ctx is done, returning ctx's
@@ -236,23 +221,28 @@ func (s *Solver) askOracle(p *Position) (int, bool) {
 // solveWindow finds the score of p, known to lie in [lo, hi], by null-window
 // searches that narrow the interval. Each asks whether the score is above
 // a value med; the search fails soft, so its answer often moves a bound
-// past med. med is the middle of the interval pulled halfway towards the
-// bound farther from 0: far from the true score, a null-window search is
-// cheap, and extreme scores are rarer than scores near 0. Precondition: p
-// is not over and its player to move cannot make four at once.
-func (s *Solver) solveWindow(p Position, lo, hi int) int {
+// past med. The first values asked are the given ones (those inside the
+// interval); after them, med is the middle of the interval pulled halfway
+// towards the bound farther from 0: far from the true score, a null-window
+// search is cheap, and extreme scores are rarer than scores near 0.
+// Precondition: p is not over and its player to move cannot make four at
+// once.
+func (s *Solver) solveWindow(p Position, lo, hi int, first ...int) int {
 	s.mirrorTable = p.Key() == p.MirrorKey()
-	return s.narrow(p, lo, hi)
-}
-
-// narrow is the loop of solveWindow.
-func (s *Solver) narrow(p Position, lo, hi int) int {
 	for lo < hi {
-		med := lo + (hi-lo)/2
-		if med <= 0 && lo/2 < med {
-			med = lo / 2
-		} else if med >= 0 && hi/2 > med {
-			med = hi / 2
+		var med int
+		if len(first) > 0 {
+			med, first = first[0], first[1:]
+			if med < lo || med >= hi {
+				continue
+			}
+		} else {
+			med = lo + (hi-lo)/2
+			if med <= 0 && lo/2 < med {
+				med = lo / 2
+			} else if med >= 0 && hi/2 > med {
+				med = hi / 2
+			}
 		}
 		r := s.negamax(p, med, med+1)
 		if s.stopped {
