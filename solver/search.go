@@ -210,13 +210,20 @@ func (s *Solver) terminalScore(p *Position) (int, bool) {
 }
 
 // askOracle returns the oracle's score of p, if p is shallow enough to ask
-// and the oracle knows it.
+// and the oracle knows it. It takes p by pointer but hands the oracle a
+// copy: a pointer passed to an interface method escapes, and the search's
+// own position would then be allocated at every node.
 func (s *Solver) askOracle(p *Position) (int, bool) {
 	if p.moves > s.oracleMaxMoves {
 		return 0, false
 	}
-	return s.oracle.Score(p)
+	return s.oracleScore(*p)
 }
+
+// oracleScore asks the oracle about p, a copy that may escape.
+//
+//go:noinline
+func (s *Solver) oracleScore(p Position) (int, bool) { return s.oracle.Score(&p) }
 
 // solveWindow finds the score of p, known to lie in [lo, hi], by null-window
 // searches that narrow the interval. Each asks whether the score is above

@@ -282,3 +282,17 @@ func TestNewShared(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSolver_Solve_noAlloc: the search allocates nothing, with or without
+// an oracle (which only costs an allocation when asked).
+func TestSolver_Solve_noAlloc(t *testing.T) {
+	s, _ := New(Standard, 1<<20)
+	p, _ := Standard.Parse(signaturePositions[4].moves)
+	if n := testing.AllocsPerRun(3, func() { s.Table().Clear(); s.Solve(p) }); n != 0 {
+		t.Errorf("Solve allocates %v times", n)
+	}
+	s.SetOracle(&mapOracle{scores: map[uint64]int{}}, 2) // never asked: p is deeper
+	if n := testing.AllocsPerRun(3, func() { s.Table().Clear(); s.Solve(p) }); n != 0 {
+		t.Errorf("Solve with an oracle allocates %v times", n)
+	}
+}
