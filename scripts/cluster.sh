@@ -26,12 +26,15 @@
 # Example: scripts/cluster.sh --width 5 --height 4 --depth 10 --book /tmp/5x4.db -k 3
 set -euo pipefail
 
-nats_version=v2.15.2
 depth=8 root="" book=c4book.db workers=2 concurrency=1 port="" width=7 height=6 tt_size=""
 extra=()
 
+prog=cluster.sh
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$repo/scripts/lib.sh"
+
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
-die() { echo "cluster.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -53,7 +56,6 @@ done
 [[ $concurrency =~ ^[1-9][0-9]*$ ]] || die "--concurrency $concurrency: must be 1 or more"
 [ -z "$port" ] || [[ $port =~ ^[0-9]+$ ]] || die "--port $port: not a number"
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/c4book-cluster.XXXXXX")
 pids=()
 nats_pid=""
@@ -85,63 +87,17 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# find_nats_server prints the path of nats-server, installing it if absent.
-find_nats_server() {
-	local gobin
-	gobin=$(go env GOBIN)
-	[ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
-	if command -v nats-server >/dev/null; then
-		command -v nats-server
-	elif [ -x "$gobin/nats-server" ]; then
-		echo "$gobin/nats-server"
-	else
-		echo "Installing nats-server $nats_version into $gobin ..." >&2
-		(cd "$tmp" && GOFLAGS= go install "github.com/nats-io/nats-server/v2@$nats_version") >&2
-		echo "$gobin/nats-server"
-	fi
-}
-
-# free_port prints a TCP port nobody listens on.
-free_port() {
-	local p
-	for _ in $(seq 100); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-	die "no free port found"
-}
-
 nats_server=$(find_nats_server)
 echo "nats-server: $nats_server ($("$nats_server" --version))" >&2
 
-if [ -n "${C4BOOK:-}" ]; then
-	c4book=$C4BOOK
-else
-	echo "Building c4book ..." >&2
-	(cd "$repo" && go build -o "$tmp/c4book" ./cmd/c4book)
-	c4book=$tmp/c4book
-fi
+c4book=$(find_c4book "$repo")
 
 # The token is in the server's config file and the environment of the
 # c4book processes, never on a command line.
-token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+token=$(new_token)
 [ -n "$port" ] || port=$(free_port)
-cat >"$tmp/nats.conf" <<EOF
-listen: 127.0.0.1:$port
-jetstream { store_dir: "$tmp/store" }
-authorization { token: "$token" }
-EOF
-"$nats_server" -c "$tmp/nats.conf" >"$tmp/nats-server.log" 2>&1 &
-nats_pid=$!
-for _ in $(seq 100); do
-	grep -q "Server is ready" "$tmp/nats-server.log" && break
-	kill -0 "$nats_pid" 2>/dev/null || { cat "$tmp/nats-server.log" >&2; die "nats-server did not start"; }
-	sleep 0.1
-done
-grep -q "Server is ready" "$tmp/nats-server.log" || { cat "$tmp/nats-server.log" >&2; die "nats-server not ready after 10s"; }
+write_nats_conf "$tmp/nats.conf" "$port" "$tmp/store" "$token"
+start_nats_server "$nats_server" "$tmp/nats.conf" "$tmp/nats-server.log" || exit 2
 url=nats://127.0.0.1:$port
 echo "nats-server with JetStream on $url (store $tmp/store)" >&2
 
@@ -165,9 +121,6 @@ wait "$coordinator_pid" || status=$?
 wall_ns=$(($(date +%s%N) - start))
 cat "$tmp/summary.txt"
 
-# cpu_ticks prints the user and system CPU time of a live process, in clock
-# ticks (Linux).
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 if [ "$status" -eq 0 ] && [ -r "/proc/$nats_pid/stat" ]; then
 	coordinator_cpu=$(awk '$1 == "cpu" && $2 == "time" {print $3}' "$tmp/summary.txt")
 	nats_ticks=$(cpu_ticks "$nats_pid")
