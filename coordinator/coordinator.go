@@ -345,7 +345,7 @@ func (j *job) solve(ctx context.Context) error {
 	if err := j.save(book.JobRunning, ""); err != nil {
 		return err
 	}
-	if err := q.EnsureStreams(ctx, j.cfg.Stream); err != nil {
+	if err := j.retry(ctx, "setting up the queue", func() error { return q.EnsureStreams(ctx, j.cfg.Stream) }); err != nil {
 		return err
 	}
 	// Tasks left in the stream by an earlier run are replaced: an earlier
@@ -354,11 +354,14 @@ func (j *job) solve(ctx context.Context) error {
 	// in while no coordinator ran are stored, so that their tasks are not
 	// published again: only tasks still in a worker's hands are solved
 	// twice.
-	if err := q.PurgeTasks(ctx, j.id); err != nil {
+	if err := j.retry(ctx, "removing old tasks", func() error { return q.PurgeTasks(ctx, j.id) }); err != nil {
 		return err
 	}
-	results, err := q.Results(ctx, j.id)
-	if err != nil {
+	var results *queue.ResultSource
+	if err := j.retry(ctx, "binding to the results", func() (err error) {
+		results, err = q.Results(ctx, j.id)
+		return err
+	}); err != nil {
 		return err
 	}
 	if err := j.drain(ctx, results); err != nil {
@@ -367,11 +370,13 @@ func (j *job) solve(ctx context.Context) error {
 	failures := make(chan uint64, 64)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	if err := q.WatchMaxDeliveries(watchCtx, func(seq uint64) {
-		select {
-		case failures <- seq:
-		case <-watchCtx.Done():
-		}
+	if err := j.retry(ctx, "watching failed tasks", func() error {
+		return q.WatchMaxDeliveries(watchCtx, func(seq uint64) {
+			select {
+			case failures <- seq:
+			case <-watchCtx.Done():
+			}
+		})
 	}); err != nil {
 		return err
 	}
@@ -388,16 +393,14 @@ func (j *job) solve(ctx context.Context) error {
 		j.copies[i] = j.copiesAtStart(i)
 		j.out[i] = j.copiesAtStart(i)
 		if len(batch) >= 4096 {
-			if err := q.PublishTasks(ctx, batch); err != nil {
+			if err := j.publish(ctx, batch); err != nil {
 				return err
 			}
 			batch = batch[:0]
 		}
 	}
-	if len(batch) > 0 {
-		if err := q.PublishTasks(ctx, batch); err != nil {
-			return err
-		}
+	if err := j.publish(ctx, batch); err != nil {
+		return err
 	}
 	left, total := j.leavesLeft()
 	j.log.Info("tasks published", "tasks", j.pending, "positions", left)
@@ -452,6 +455,38 @@ func (j *job) solve(ctx context.Context) error {
 	}
 	j.putStatus(ctx, "deriving", doneLeaves, total)
 	return nil
+}
+
+// retry calls fn until it succeeds, returns an error that is not passing
+// (see queue.Transient), or ctx is done: while the NATS server restarts or
+// does not answer yet, the coordinator waits for it.
+func (j *job) retry(ctx context.Context, what string, fn func() error) error {
+	wait := time.Second
+	for {
+		err := fn()
+		if err == nil || ctx.Err() != nil || !queue.Transient(err) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		j.log.Warn("the NATS server does not answer: trying again", "doing", what, "in", wait, "error", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 10*time.Second)
+	}
+}
+
+// publish publishes tasks, waiting for the server if it does not answer.
+// Publishing again is harmless: message ids make it idempotent.
+func (j *job) publish(ctx context.Context, tasks []queue.Task) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	return j.retry(ctx, "publishing tasks", func() error { return j.cfg.Queue.PublishTasks(ctx, tasks) })
 }
 
 // drain stores the results waiting in the stream, until none comes for

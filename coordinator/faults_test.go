@@ -376,3 +376,70 @@ func TestRun_load(t *testing.T) {
 	t.Logf("%d positions, %d tasks solved, %d rejected; peak Go heap %d MB (%.0f bytes a position, server, book cache and workers included)",
 		sum.Positions, sum.Solved, sum.Rejected, peak.Load()>>20, float64(peak.Load())/float64(sum.Positions))
 }
+
+// TestRun_serverDownAtStart: the NATS server is down when the coordinator
+// sets up the queue, for longer than a request waits (5 s); the
+// coordinator waits for it, and the job completes once it is back.
+func TestRun_serverDownAtStart(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	dir := t.TempDir()
+	addr := freePort(t)
+	opts := queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: addr, Token: "secret"}
+	srv, err := queue.StartServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	conn, err := queue.Connect(ctx, queue.Options{URL: "nats://" + addr, Token: "secret", ReconnectWait: 100 * time.Millisecond, Logger: logger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	srv.Shutdown()
+	bk, err := book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bk.Close()
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
+	done := make(chan error, 1)
+	go func() {
+		_, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: bk, Queue: conn, Stream: queue.StreamConfig{AckWait: 5 * time.Second, MaxDeliver: 5}, Log: logger(t)})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("Run ended while the server was down: %v", err)
+	case <-time.After(6 * time.Second):
+	}
+	srv, err = queue.StartServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	wconn, err := srv.Connect("worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wconn.Close()
+	var tasks *queue.TaskSource
+	for tasks == nil {
+		if tasks, err = wconn.Tasks(ctx); err != nil && !queue.Transient(err) {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = worker.Run(ctx, tasks, wconn, worker.Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Log: logger(t)})
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	wg.Wait()
+	checkBook(t, b, bk, spec.Root, spec.Depth)
+}

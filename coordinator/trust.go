@@ -166,10 +166,7 @@ func (j *job) publishAgain(ctx context.Context, indexes []int) error {
 		j.copies[i]++
 		j.out[i]++
 	}
-	if len(tasks) == 0 {
-		return nil
-	}
-	return j.cfg.Queue.PublishTasks(ctx, tasks)
+	return j.publish(ctx, tasks)
 }
 
 // taskMsg returns copy of task index of this run, ready to publish.

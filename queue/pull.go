@@ -74,6 +74,15 @@ func (c *Conn) pullOne(ctx context.Context, cons jetstream.Consumer, what string
 	}
 }
 
+// Transient reports whether a request of this package that failed with
+// err may succeed if made again unchanged: the connection is being
+// re-established, the server (or its JetStream) is not answering yet, or
+// the streams are not set up yet (ErrNotReady). A caller whose own context
+// is still live retries such an error after a pause.
+func Transient(err error) bool {
+	return errors.Is(err, ErrNotReady) || transient(err)
+}
+
 // transient reports whether a request that failed with err may succeed if
 // sent again unchanged: the connection is being re-established, or the
 // server (or its JetStream) is not answering yet.

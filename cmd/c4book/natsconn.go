@@ -150,10 +150,18 @@ func waitForTasks(ctx context.Context, conn *queue.Conn, waiting io.Writer) (*qu
 		if err == nil {
 			return tasks, nil
 		}
-		if !errors.Is(err, queue.ErrNotReady) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !queue.Transient(err) {
 			return nil, err
 		}
-		if !said && waiting != nil {
+		if !errors.Is(err, queue.ErrNotReady) {
+			// The server is not answering (restarting, say): wait for it.
+			if waiting != nil {
+				fmt.Fprintf(waiting, "The NATS server does not answer (%v): trying again.\n", err)
+			}
+		} else if !said && waiting != nil {
 			fmt.Fprintf(waiting, "The task queue is not set up yet: waiting for a coordinator (c4book coordinator or generate) on %s.\n", conn.ConnectedURL())
 			said = true
 		}
