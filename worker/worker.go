@@ -284,6 +284,9 @@ func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions
 	guess := 0
 	for i, p := range positions {
 		// Neighbouring positions often have the same score.
+		if beforeSolve != nil {
+			beforeSolve(p)
+		}
 		v, err := s.SolveNearContext(ctx, p, guess)
 		if err != nil {
 			return res, err
@@ -312,6 +315,10 @@ func (w *worker) sharedTable(b *solver.Board) (*solver.Table, error) {
 	w.table = t
 	return t, nil
 }
+
+// beforeSolve, if set, is called before each position is solved: a seam
+// for tests to make the solver fail. Nil outside tests.
+var beforeSolve func(p solver.Position)
 
 // boards caches boards by size, so that tasks of one size share one
 // *solver.Board and a thread keeps its solver across them.

@@ -159,3 +159,41 @@ func TestRun_interrupted(t *testing.T) {
 		t.Errorf("naked %d, acked %d, %d results", r.naked, r.acked, len(pub.results))
 	}
 }
+
+// TestRun_solverPanic: a task on which the solver panics is handed back
+// (to be delivered again, and given up on after MaxDeliver deliveries),
+// the worker goes on with the next task, and its solver is made anew.
+func TestRun_solverPanic(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	poison := keysOf(t, b, "3344")
+	beforeSolve = func(p solver.Position) {
+		if p.Key() == poison[0] {
+			panic("solver crash")
+		}
+	}
+	defer func() { beforeSolve = nil }()
+	tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, 2)}
+	bad, good := &replies{}, &replies{}
+	tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: poison}, 1, 1, bad)
+	tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: 2, Width: 5, Height: 4, Keys: keysOf(t, b, "33", "12")}, 2, 1, good)
+	pub := &fakePublisher{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20}) }()
+	for {
+		good.mu.Lock()
+		acked := good.acked
+		good.mu.Unlock()
+		if acked > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if bad.naked != 1 || bad.acked != 0 || good.acked != 1 || len(pub.results) != 1 || pub.results[0].TaskID != 2 {
+		t.Errorf("poison: naked %d, acked %d; good acked %d; results %d", bad.naked, bad.acked, good.acked, len(pub.results))
+	}
+}
