@@ -2,9 +2,7 @@ package coordinator_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,38 +16,7 @@ import (
 // can have), so that a benchmark measures the coordinator and NATS, not
 // the solver.
 func (c *cluster) fakeWorker(tb testing.TB, ctx context.Context, id string) (wait func()) {
-	conn, err := c.server.Connect("fake " + id)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tasks, err := conn.Tasks(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer conn.Close()
-		for {
-			msg, err := tasks.Next(ctx)
-			if err != nil {
-				if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-					tb.Errorf("fake worker %s: %v", id, err)
-				}
-				return
-			}
-			t := &msg.Task
-			res := queue.Result{JobID: t.JobID, TaskID: t.TaskID, WorkerID: id, Keys: t.Keys, Scores: make([]int8, len(t.Keys))}
-			if err := conn.PublishResult(ctx, res); err != nil {
-				return
-			}
-			if err := msg.Ack(ctx); err != nil {
-				return
-			}
-		}
-	}()
-	return wg.Wait
+	return c.liar(tb, ctx, id, func(t *queue.Task) []int8 { return make([]int8, len(t.Keys)) })
 }
 
 // BenchmarkRun_fakeWorkers measures how many results one coordinator

@@ -60,11 +60,12 @@ func logger(tb testing.TB) *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// startWorker runs a worker with its own connection until ctx is done; the
-// returned wait blocks until it has stopped.
-func (c *cluster) startWorker(tb testing.TB, ctx context.Context, id string) (wait func()) {
+// goWorker runs loop in a goroutine with a connection of its own, named
+// name, and the workers' task source; the returned wait blocks until loop
+// has returned and the connection is closed.
+func (c *cluster) goWorker(tb testing.TB, ctx context.Context, name string, loop func(conn *queue.Conn, tasks *queue.TaskSource)) (wait func()) {
 	tb.Helper()
-	conn, err := c.server.Connect("worker " + id)
+	conn, err := c.server.Connect(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -77,12 +78,26 @@ func (c *cluster) startWorker(tb testing.TB, ctx context.Context, id string) (wa
 	go func() {
 		defer wg.Done()
 		defer conn.Close()
-		err := worker.Run(ctx, tasks, conn, worker.Config{ID: id, Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(tb)})
-		if err != nil {
-			tb.Errorf("worker %s: %v", id, err)
-		}
+		loop(conn, tasks)
 	}()
 	return wg.Wait
+}
+
+// startWorker runs a real worker until ctx is done; the returned wait
+// blocks until it has stopped.
+func (c *cluster) startWorker(tb testing.TB, ctx context.Context, id string) (wait func()) {
+	return c.startCountingWorker(tb, ctx, id, &atomic.Int64{})
+}
+
+// startCountingWorker is startWorker that adds the positions the worker
+// solves to count.
+func (c *cluster) startCountingWorker(tb testing.TB, ctx context.Context, id string, count *atomic.Int64) (wait func()) {
+	return c.goWorker(tb, ctx, "worker "+id, func(conn *queue.Conn, tasks *queue.TaskSource) {
+		pub := countingPublisher{Publisher: conn, positions: count}
+		if err := worker.Run(ctx, tasks, pub, worker.Config{ID: id, Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(tb)}); err != nil {
+			tb.Errorf("worker %s: %v", id, err)
+		}
+	})
 }
 
 // runJob runs the coordinator on spec.
@@ -165,31 +180,6 @@ func (p countingPublisher) PublishResult(ctx context.Context, r queue.Result) er
 		p.positions.Add(int64(len(r.Keys)))
 	}
 	return err
-}
-
-// startCountingWorker is startWorker with a count of the positions the
-// worker solved.
-func (c *cluster) startCountingWorker(tb testing.TB, ctx context.Context, id string, count *atomic.Int64) (wait func()) {
-	tb.Helper()
-	conn, err := c.server.Connect("worker " + id)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tasks, err := conn.Tasks(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer conn.Close()
-		pub := countingPublisher{Publisher: conn, positions: count}
-		if err := worker.Run(ctx, tasks, pub, worker.Config{ID: id, Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(tb)}); err != nil {
-			tb.Errorf("worker %s: %v", id, err)
-		}
-	}()
-	return wg.Wait
 }
 
 // TestRun_workerDies: a worker takes a task and dies without a word; the
@@ -388,19 +378,7 @@ func TestRun_7x6(t *testing.T) {
 // liar is a worker that answers every task at once with wrong scores made
 // by answer, and acks it.
 func (c *cluster) liar(tb testing.TB, ctx context.Context, id string, answer func(t *queue.Task) []int8) (wait func()) {
-	conn, err := c.server.Connect("liar " + id)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tasks, err := conn.Tasks(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer conn.Close()
+	return c.goWorker(tb, ctx, "liar "+id, func(conn *queue.Conn, tasks *queue.TaskSource) {
 		for {
 			msg, err := tasks.Next(ctx)
 			if err != nil {
@@ -413,8 +391,7 @@ func (c *cluster) liar(tb testing.TB, ctx context.Context, id string, answer fun
 			}
 			_ = msg.Ack(ctx)
 		}
-	}()
-	return wg.Wait
+	})
 }
 
 // TestRun_quarantine: a worker whose results keep being rejected is

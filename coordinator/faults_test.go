@@ -26,20 +26,8 @@ import (
 // a real solver, except that it calls before(task) first, which may hold
 // it up or make it hand the task back (returning false).
 func (c *cluster) solvingWorker(tb testing.TB, ctx context.Context, id string, before func(m *queue.TaskMsg) bool) (wait func()) {
-	conn, err := c.server.Connect("test worker " + id)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tasks, err := conn.Tasks(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	s, _ := solver.New(c.board, 1<<20)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer conn.Close()
+	return c.goWorker(tb, ctx, "test worker "+id, func(conn *queue.Conn, tasks *queue.TaskSource) {
 		for {
 			m, err := tasks.Next(ctx)
 			if err != nil {
@@ -60,8 +48,7 @@ func (c *cluster) solvingWorker(tb testing.TB, ctx context.Context, id string, b
 			}
 			_ = m.Ack(ctx)
 		}
-	}()
-	return wg.Wait
+	})
 }
 
 // TestRun_pausedWorker: a worker stops (as under SIGSTOP) longer than
