@@ -78,7 +78,7 @@ type Options struct {
 	// informational messages and prints errors with the standard log
 	// package. Background errors (a failed flush or compaction, as on a
 	// full disk) are logged at most once every ten seconds, with the
-	// number of repeats; see Book.WriteError.
+	// number of repeats.
 	Logger pebble.Logger
 
 	// FS is the file system of the book's directory. The default value is

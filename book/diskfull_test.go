@@ -1,7 +1,10 @@
 package book
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -35,5 +38,32 @@ func TestBook_FreeBytes(t *testing.T) {
 	real := newBook(t, b)
 	if free, err := real.FreeBytes(); err != nil || free == 0 {
 		t.Errorf("FreeBytes of a book on the real disk = %d, %v", free, err)
+	}
+}
+
+// recordingLogger keeps the errors logged.
+type recordingLogger struct{ errors []string }
+
+func (l *recordingLogger) Infof(string, ...any) {}
+func (l *recordingLogger) Errorf(format string, args ...any) {
+	l.errors = append(l.errors, fmt.Sprintf(format, args...))
+}
+func (l *recordingLogger) Fatalf(format string, args ...any) { l.Errorf(format, args...) }
+
+// TestWriteHealth: background errors, which Pebble repeats many times a
+// second on a full disk, are logged once every ten seconds with a count.
+func TestWriteHealth(t *testing.T) {
+	l := &recordingLogger{}
+	h := &writeHealth{logger: l}
+	for range 50 {
+		h.backgroundError(errors.New("no space left on device"))
+	}
+	if len(l.errors) != 1 {
+		t.Fatalf("%d errors logged, want 1: %q", len(l.errors), l.errors)
+	}
+	h.logged = h.logged.Add(-logEvery)
+	h.backgroundError(errors.New("no space left on device"))
+	if len(l.errors) != 2 || !strings.Contains(l.errors[1], "and 49 more") {
+		t.Errorf("second report %q, want the 49 repeats counted", l.errors)
 	}
 }
