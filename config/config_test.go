@@ -1,9 +1,11 @@
 package config
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,18 +55,49 @@ func TestKeys(t *testing.T) {
 			}
 		}
 	})
-	t.Run("documented in README", func(t *testing.T) {
-		readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	t.Run("documented in docs/configuration.md", func(t *testing.T) {
+		const page = "docs/configuration.md"
+		text, err := os.ReadFile(filepath.Join("..", page))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range Keys() {
-			row := "| `" + k.Name + "` | `" + k.Default + "` | `" + k.Env + "` |"
-			if !strings.Contains(string(readme), row) {
-				t.Errorf("README.md has no row starting %s", row)
+		rows := map[string]string{} // key name -> its table row
+		for line := range strings.Lines(string(text)) {
+			line = strings.TrimRight(line, "\n")
+			name, ok := keyRowName(line)
+			if !ok {
+				continue
 			}
+			if _, dup := rows[name]; dup {
+				t.Errorf("%s has two rows for %s", page, name)
+			}
+			rows[name] = line
+		}
+		for _, k := range Keys() {
+			want := "| `" + k.Name + "` | `" + k.Default + "` | `" + k.Env + "` | " + k.Doc + " |"
+			switch got, ok := rows[k.Name]; {
+			case !ok:
+				t.Errorf("%s has no row for key %s; want\n%s", page, k.Name, want)
+			case got != want:
+				t.Errorf("%s: the row of %s is\n%s\nwant (from config.Keys)\n%s", page, k.Name, got, want)
+			}
+			delete(rows, k.Name)
+		}
+		for _, name := range slices.Sorted(maps.Keys(rows)) {
+			t.Errorf("%s has a row for %s, which is not a configuration key", page, name)
 		}
 	})
+}
+
+// keyRowName returns the key a table row of docs/configuration.md
+// documents: the row starts "| `KEY` |".
+func keyRowName(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, "| `")
+	if !ok {
+		return "", false
+	}
+	name, _, ok := strings.Cut(rest, "` |")
+	return name, ok && name != ""
 }
 
 // countFields counts the fields of a struct type that are not structs
