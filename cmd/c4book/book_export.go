@@ -26,7 +26,8 @@ taken by a shallower one are left out, as are scores his format has no
 value for, and the origins of scores are dropped. What was written and
 what was lost is reported on standard error. --log-size L chooses the
 table (21..27, the sizes his loader reads); by default the smallest whose
-table is at most half full, or 27. See README.md, "The book".
+table is at most half full, or 27. What the format loses: docs/cli.md,
+"c4book book export".
 
 --max-depth N leaves out the positions with more than N stones.`
 

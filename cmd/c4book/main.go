@@ -1,5 +1,5 @@
 // Command c4book builds exact Connect 4 opening books, solves positions and
-// benchmarks the solver. See Run and README.md.
+// benchmarks the solver. See Run, and docs/cli.md for every command.
 package main
 
 import (
