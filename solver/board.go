@@ -34,11 +34,12 @@ const MaxWidth = 9
 // A board fits when W*(H+1) <= 64, from 1x1 up to 8x7 and 9x6.
 type Board struct {
 	width, height int
-	stride        uint   // bits per column: height + 1
-	bottom        uint64 // bit 0 of every column
-	full          uint64 // every cell of the board, no sentinels
-	oddRows       uint64 // cells of rows 1, 3, 5, ... counting from 1 at the bottom
-	order         []int  // columns, center first: the default move order
+	stride        uint          // bits per column: height + 1
+	bottom        uint64        // bit 0 of every column
+	full          uint64        // every cell of the board, no sentinels
+	oddRows       uint64        // cells of rows 1, 3, 5, ... counting from 1 at the bottom
+	order         []int         // columns, center first: the default move order
+	centrality    [MaxWidth]int // per column: higher nearer the center, 1 at the edges
 }
 
 // Standard is the 7 columns by 6 rows board of the commercial game.
@@ -69,6 +70,7 @@ func NewBoard(width, height int) (*Board, error) {
 	// on 7 columns, 4 3 5 2 6 1 7 0 on 8.
 	for i := 0; i < width; i++ {
 		b.order = append(b.order, width/2+(1-2*(i%2))*(i+1)/2)
+		b.centrality[b.order[i]] = width - i
 	}
 	return b, nil
 }

@@ -24,23 +24,35 @@ func moveScore(mine, theirs uint64) int {
 	return bits.OnesCount64(mine &^ (theirs << 1))
 }
 
-// moveList is a list of moves kept sorted by score, highest first; among
-// equal scores the one added first comes first. It holds at most one move a
-// column.
+// moveList is the order in which the lines of a node are searched: their
+// indexes, sorted by score, highest first; among equal scores the one added
+// first comes first.
 type moveList struct {
 	n      int
-	moves  [MaxWidth]uint64 // single-cell masks
+	index  [MaxWidth]int8
 	scores [MaxWidth]int
 }
 
-// add inserts move with its score.
-func (l *moveList) add(move uint64, score int) {
-	i := l.n
-	for ; i > 0 && l.scores[i-1] < score; i-- {
-		l.moves[i] = l.moves[i-1]
-		l.scores[i] = l.scores[i-1]
+// add inserts line i with its score.
+func (l *moveList) add(i int, score int) {
+	j := l.n
+	for ; j > 0 && l.scores[j-1] < score; j-- {
+		l.index[j] = l.index[j-1]
+		l.scores[j] = l.scores[j-1]
 	}
-	l.moves[i] = move
-	l.scores[i] = score
+	l.index[j] = int8(i)
+	l.scores[j] = score
 	l.n++
+}
+
+// promote moves the line of column col, if listed, to the front.
+func (l *moveList) promote(lines []line, col int) {
+	for j := 0; j < l.n; j++ {
+		if lines[l.index[j]].col == col {
+			i := l.index[j]
+			copy(l.index[1:j+1], l.index[:j])
+			l.index[0] = i
+			return
+		}
+	}
 }

@@ -19,6 +19,14 @@ package solver
 // player to move makes four with the next stone.
 func (b *Board) WinNowScore(moves int) int { return (b.Cells() + 1 - moves) / 2 }
 
+// winWithStone returns the score of a position with moves stones whose
+// player to move makes four with their n-th stone from now (n >= 1).
+func (b *Board) winWithStone(moves, n int) int { return (b.Cells() + 3 - moves - 2*n) / 2 }
+
+// lossWithStone returns the score of a position with moves stones whose
+// opponent makes four with their n-th stone from now (n >= 1).
+func (b *Board) lossWithStone(moves, n int) int { return -((b.Cells() + 2 - moves - 2*n) / 2) }
+
 // LostScore returns the score of a position with moves stones in which the
 // last stone played made four: the player to move has lost.
 func (b *Board) LostScore(moves int) int { return -b.WinNowScore(moves - 1) }

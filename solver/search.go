@@ -251,7 +251,7 @@ func (s *Solver) solveWindow(p Position, lo, hi int, first ...int) int {
 				med = hi / 2
 			}
 		}
-		r := s.negamax(p, med, med+1)
+		r := s.search(p, med, med+1)
 		if s.stopped {
 			return 0
 		}
@@ -270,16 +270,154 @@ func (s *Solver) solveWindow(p Position, lo, hi int, first ...int) int {
 // traffic than they save.
 const etcMinEmpty = 16
 
-// negamax returns the score v of p searched in the window (alpha, beta),
+// line is a position the search looks at: a move of the node being
+// searched, followed by the forced moves that come after it (see settle).
+// The table key and entry of the position are kept once probed, so that a
+// child probed by its parent is not probed again.
+type line struct {
+	p        Position
+	flipped  bool       // an odd number of forced moves were played
+	probed   bool       // key, mirrored and entry are set
+	col      int        // the move's column, in the node searched
+	mine     uint64     // the threats of the node's player after the move
+	key      uint64     // table key of p
+	mirrored bool       // key is the key of p's mirror image
+	entry    tableEntry // p's table entry when probed
+}
+
+// settled says what settle found about a line.
+type settled uint8
+
+const (
+	open    settled = iota // nothing: the line's position must be searched
+	known                  // the result of a search in the window, fail-soft
+	bounded                // an upper bound on the value, not enough to cut
+)
+
+// settle plays the forced moves of n.p (a player who must block a four,
+// or has one move only that does not let the opponent make four) and
+// looks at what is known without a search of the position reached: the
+// game ends, a bound closes the window (alpha, beta), or the table knows
+// enough. Forced moves do not change a position's value, up to its sign,
+// so the position after them stands for n.p. It returns the value of the
+// line's first position, n.p before the forced moves, as the result of a
+// search in the window (known), as an upper bound (bounded), or nothing
+// (open); n.p is then the position to search and n.flipped says whether
+// its player to move is the opponent of the line's.
+//
+// Precondition: the player to move in n.p cannot make four at once.
+func (s *Solver) settle(n *line, alpha, beta int) (int, settled) {
+	b := s.board
+	n.flipped, n.probed = false, false
+	// flo and fhi are facts: bounds on the value of the position reached,
+	// seen by its player to move, true whatever the window.
+	flo, fhi := -infScore, infScore
+	sign := 1
+	for first := true; ; first = false {
+		p := &n.p
+		if p.moves == b.Cells() {
+			return 0, known
+		}
+		threats := p.opponentWinningCells()
+		if first {
+			n.mine = threats
+		}
+		next := p.nonLosingMovesGiven(threats)
+		if next == 0 {
+			return sign * b.lossWithStone(p.moves, 1), known
+		}
+		if p.moves >= b.Cells()-2 {
+			return 0, known // both remaining stones are played without a four
+		}
+		// Neither player makes four with their next stone.
+		flo = max(flo, b.lossWithStone(p.moves, 2))
+		fhi = min(fhi, b.winWithStone(p.moves, 2))
+		if v, cut := closes(alpha, beta, flo, fhi); cut {
+			return sign * v, known
+		}
+		if next&(next-1) == 0 {
+			p.playMove(next)
+			n.flipped = !n.flipped
+			sign = -sign
+			alpha, beta = -beta, -alpha
+			flo, fhi = -fhi, -flo
+			continue
+		}
+		lo, hi := s.staticBounds(p)
+		flo, fhi = max(flo, lo), min(fhi, hi)
+		if v, cut := closes(alpha, beta, flo, fhi); cut {
+			return sign * v, known
+		}
+		if b.Cells()-p.moves >= etcMinEmpty {
+			n.key, n.mirrored = s.tableKey(p)
+			n.entry = s.table.get(n.key)
+			n.probed = true
+			switch n.entry.bound() {
+			case Exact:
+				return sign * n.entry.score(), known
+			case Lower:
+				flo = max(flo, n.entry.score())
+			case Upper:
+				fhi = min(fhi, n.entry.score())
+			}
+			if v, cut := closes(alpha, beta, flo, fhi); cut {
+				return sign * v, known
+			}
+		}
+		// An upper bound of the line's first position is worth returning.
+		if sign > 0 && fhi < beta {
+			return fhi, bounded
+		}
+		if sign < 0 && flo > alpha {
+			return -flo, bounded
+		}
+		return 0, open
+	}
+}
+
+// closes reports whether the facts lo <= v <= hi about a value v decide a
+// search of it in the window (alpha, beta), and the fail-soft result.
+func closes(alpha, beta, lo, hi int) (int, bool) {
+	switch {
+	case lo >= beta:
+		return lo, true
+	case hi <= alpha:
+		return hi, true
+	case lo == hi:
+		return lo, true
+	}
+	return 0, false
+}
+
+// infScore is beyond any score.
+const infScore = 1 << 10
+
+// search returns the value of p searched in the window (alpha, beta),
+// fail-soft (see negamax). Preconditions: alpha < beta, p is not over and
+// its player to move cannot make four at once.
+func (s *Solver) search(p Position, alpha, beta int) int {
+	n := line{p: p}
+	v, r := s.settle(&n, alpha, beta)
+	switch {
+	case r == known:
+		return v
+	case n.flipped:
+		return -s.negamax(&n, -beta, -alpha)
+	}
+	return s.negamax(&n, alpha, beta)
+}
+
+// negamax returns the score v of n.p searched in the window (alpha, beta),
 // fail-soft:
 //
 //   - r <= alpha: v <= r;
 //   - r >= beta:  v >= r;
 //   - otherwise:  v == r.
 //
-// Preconditions: alpha < beta, p is not over and its player to move cannot
-// make four at once.
-func (s *Solver) negamax(p Position, alpha, beta int) int {
+// Preconditions: alpha < beta, and n was settled and left open: n.p is not
+// over, its player to move cannot make four at once and has two moves or
+// more that do not let the opponent make four.
+func (s *Solver) negamax(n *line, alpha, beta int) int {
 	s.nodes++
 	if s.nodes%stopPollNodes == 0 && s.stopRequested.Load() {
 		s.stopped = true
@@ -287,142 +425,143 @@ func (s *Solver) negamax(p Position, alpha, beta int) int {
 	if s.stopped {
 		return 0
 	}
-	if v, ok := s.askOracle(&p); ok {
+	p := &n.p
+	if v, ok := s.askOracle(p); ok {
 		return v
 	}
 	b := s.board
+	if !n.probed {
+		n.key, n.mirrored = s.tableKey(p)
+		s.table.prefetch(n.key)
+	}
+	alphaOrig, betaOrig := alpha, beta
+	// Neither player makes four with their next stone (settle).
+	alpha = max(alpha, b.lossWithStone(p.moves, 2))
+	beta = min(beta, b.winWithStone(p.moves, 2))
+
 	theirThreats := p.opponentWinningCells()
 	next := p.nonLosingMovesGiven(theirThreats)
-	if next == 0 {
-		// Every move lets the opponent make four.
-		return -(b.Cells() - p.moves) / 2
-	}
-	if p.moves >= b.Cells()-2 {
-		// Both remaining stones are played without a four.
-		return 0
-	}
-
-	// Bounds known without a search: the window shrinks to them.
-	lo, hi := s.staticBounds(&p)
-	if alpha < lo {
-		alpha = lo
-		if alpha >= beta {
-			return alpha
-		}
-	}
-	if beta > hi {
-		beta = hi
-		if alpha >= beta {
-			return beta
-		}
-	}
-
-	key, mirrored := s.tableKey(&p)
-	e := s.table.get(key)
-	switch e.bound() {
-	case Exact:
-		return e.score()
-	case Lower:
-		if v := e.score(); v > alpha {
-			alpha = v
-			if alpha >= beta {
-				return alpha
-			}
-		}
-	case Upper:
-		if v := e.score(); v < beta {
-			beta = v
-			if alpha >= beta {
-				return beta
-			}
-		}
-	}
-
-	// Look at every move before searching any: one may win for sure, or a
-	// child's table entry may already cut.
-	var list moveList
-	ttMove := e.move()
-	if mirrored && ttMove >= 0 {
-		ttMove = b.width - 1 - ttMove
-	}
-	etc := b.Cells()-p.moves >= etcMinEmpty
-	// Every child probes the table first thing: fetch their buckets now,
-	// all at once, so that the probes find them in the cache. A probe of a
-	// large table is otherwise a trip to memory, most of a node's time.
-	for m := next; m != 0; m &= m - 1 {
-		child := p
-		child.playMove(m & -m)
-		ck, _ := s.tableKey(&child)
-		s.table.prefetch(ck)
-	}
-	for _, col := range b.order {
-		move := next & b.columnMask(col)
-		if move == 0 {
-			continue
-		}
-		child := p
-		child.playMove(move)
-		threats := child.opponentWinningCells() // ours, after the move
-		if child.nonLosingMovesGiven(threats) == 0 {
-			// The opponent cannot stop our four next move: the best
-			// score p can have.
-			return (b.Cells() - 1 - p.moves) / 2
-		}
-		if etc {
+	// Every child is settled, which probes its table entry: fetch their
+	// buckets now, all at once, so that the probes find them in the cache.
+	// A probe of a large table is otherwise a trip to memory, most of a
+	// node's time.
+	if b.Cells()-p.moves > etcMinEmpty {
+		for m := next; m != 0; m &= m - 1 {
+			child := *p
+			child.playMove(m & -m)
 			ck, _ := s.tableKey(&child)
-			ce := s.table.get(ck)
-			if bd := ce.bound(); bd == Upper || bd == Exact {
-				if v := -ce.score(); v > alpha {
+			s.table.prefetch(ck)
+		}
+	}
+
+	// Settle every move first: one may win for sure, or decide the search
+	// through its table entry; those left open are searched after.
+	var lines [MaxWidth]line
+	var list moveList
+	best := -infScore
+	for m := next; m != 0; m &= m - 1 {
+		move := m & -m
+		c := &lines[list.n]
+		c.p = *p
+		c.p.playMove(move)
+		v, r := s.settle(c, -beta, -alpha)
+		if r != open {
+			if v = -v; v > best {
+				best = v
+				if v > alpha {
 					alpha = v
 					if alpha >= beta {
-						return alpha
+						return v
 					}
 				}
 			}
 		}
-		score := moveScore(threats, theirThreats&^move)
-		if col == ttMove {
-			score = ttMoveScore
+		if r != known {
+			c.col = b.columnOf(move)
+			list.add(list.n, moveScore(c.mine, theirThreats&^move)*16+b.centrality[c.col])
 		}
-		list.add(move, score)
 	}
-	// No move wins for sure with our next stone, so the best p can score
-	// is a win with the stone after.
-	if hi2 := (b.Cells() - 3 - p.moves) / 2; beta > hi2 {
-		beta = hi2
-		if alpha >= beta {
-			return beta
-		}
+	if list.n == 0 {
+		return best
+	}
+	// No move makes our next four sure (settle found none), so p scores
+	// at most a win with the stone after.
+	beta = min(beta, b.winWithStone(p.moves, 3))
+	if alpha >= beta {
+		return beta
 	}
 
-	alphaOrig := alpha
+	if !n.probed {
+		n.entry = s.table.get(n.key)
+	}
+	e := n.entry
+	switch e.bound() {
+	case Exact:
+		return e.score()
+	case Lower:
+		alpha = max(alpha, e.score())
+	case Upper:
+		beta = min(beta, e.score())
+	}
+	if alpha >= beta {
+		return e.score()
+	}
+	if ttMove := e.move(); ttMove >= 0 {
+		if n.mirrored {
+			ttMove = b.width - 1 - ttMove
+		}
+		list.promote(lines[:list.n], ttMove)
+	}
+
 	nodesBefore := s.nodes
-	best, bestMove := -1<<10, -1
+	bestMove := -1
 	for i := 0; i < list.n; i++ {
-		child := p
-		child.playMove(list.moves[i])
-		v := -s.negamax(child, -beta, -alpha)
+		c := &lines[list.index[i]]
+		var v int
+		if c.flipped {
+			v = s.negamax(c, alpha, beta)
+		} else {
+			v = -s.negamax(c, -beta, -alpha)
+		}
 		if s.stopped {
 			return 0 // void: nothing may be stored
 		}
 		if v > best {
-			best, bestMove = v, b.columnOf(list.moves[i])
-			if mirrored {
-				bestMove = b.width - 1 - bestMove
+			best = v
+			bestMove = c.col
+			if v > alpha {
+				alpha = v
+				if alpha >= beta {
+					break
+				}
 			}
-			if v >= beta {
-				s.table.put(key, v, Lower, bestMove, s.nodes-nodesBefore)
-				return v
-			}
-			alpha = max(alpha, v)
 		}
 	}
-	bound := Exact
-	if best <= alphaOrig {
-		bound = Upper
+	if bestMove >= 0 && n.mirrored {
+		bestMove = b.width - 1 - bestMove
 	}
-	s.table.put(key, best, bound, bestMove, s.nodes-nodesBefore)
+	s.table.put(n.key, best, boundOf(best, alphaOrig, betaOrig, e), bestMove, s.nodes-nodesBefore)
 	return best
+}
+
+// boundOf returns what a search result r in the window (alpha, beta) tells
+// of the value: an upper bound if r <= alpha, a lower bound if r >= beta,
+// else the value. A bound that meets the opposite bound of the position's
+// table entry e makes the value exact.
+func boundOf(r, alpha, beta int, e tableEntry) Bound {
+	switch {
+	case r <= alpha:
+		if e.bound() == Lower && e.score() == r {
+			return Exact
+		}
+		return Upper
+	case r >= beta:
+		if e.bound() == Upper && e.score() == r {
+			return Exact
+		}
+		return Lower
+	}
+	return Exact
 }
 
 // staticBounds returns bounds on the score of p found without a search:
