@@ -95,7 +95,7 @@ func (s *Solver) Solve(p Position) int {
 		return v
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
-	return s.solveWindow(p, lo, hi)
+	return s.solveWindow(p, lo, hi, lo/2, hi/2, 0)
 }
 
 // tableKey returns the key under which p is kept in the table, and whether
@@ -113,9 +113,8 @@ func (s *Solver) tableKey(p *Position) (uint64, bool) {
 
 // SolveNear is Solve for a position whose score is likely guess, such as
 // the score of a sibling just solved: it first asks whether the score is
-// at least guess, then whether it is above, and if both answers confirm
-// guess, that is the score after two searches. A wrong guess costs little
-// more than Solve.
+// at least guess, then steps from the answer (see solveWindow); if guess
+// is the score, it is found by two searches.
 func (s *Solver) SolveNear(p Position, guess int) int {
 	if v, ok := s.terminalScore(&p); ok {
 		return v
@@ -125,7 +124,7 @@ func (s *Solver) SolveNear(p Position, guess int) int {
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
 	guess = max(lo, min(hi, guess))
-	return s.solveWindow(p, lo, hi, guess-1, guess)
+	return s.solveWindow(p, lo, hi, guess-1)
 }
 
 // SolveContext is Solve that gives up when ctx is done, returning ctx's
@@ -227,38 +226,47 @@ func (s *Solver) oracleScore(p Position) (int, bool) { return s.oracle.Score(&p)
 
 // solveWindow finds the score of p, known to lie in [lo, hi], by null-window
 // searches that narrow the interval. Each asks whether the score is above
-// a value med; the search fails soft, so its answer often moves a bound
-// past med. The first values asked are the given ones (those inside the
-// interval); after them, med is the middle of the interval pulled halfway
-// towards the bound farther from 0: far from the true score, a null-window
-// search is cheap, and extreme scores are rarer than scores near 0.
+// a value med. The first values asked are probes, those inside the
+// interval; then the search steps from the last answer: it fails soft, so
+// an answer "at least r" or "at most r" is often the score itself, and the
+// next search asks whether the score is above r, or at least r.
+//
+// What a search costs depends on med more than on the score: a search near
+// 0 of a position won quickly must prove some win, slow ones included, and
+// costs far more than one asking for the quick win (10 to 100 times on
+// Pons' Test_L1_R1). Solve therefore first asks about half the lowest and
+// half the highest score, which is cheap, and steps from 0 only when the
+// score lies between them.
+//
 // Precondition: p is not over and its player to move cannot make four at
 // once.
-func (s *Solver) solveWindow(p Position, lo, hi int, first ...int) int {
+func (s *Solver) solveWindow(p Position, lo, hi int, probes ...int) int {
 	s.mirrorTable = p.Key() == p.MirrorKey()
+	searched, failedHigh := false, false
 	for lo < hi {
 		var med int
-		if len(first) > 0 {
-			med, first = first[0], first[1:]
+		switch {
+		case len(probes) > 0:
+			med, probes = probes[0], probes[1:]
 			if med < lo || med >= hi {
 				continue
 			}
-		} else {
-			med = lo + (hi-lo)/2
-			if med <= 0 && lo/2 < med {
-				med = lo / 2
-			} else if med >= 0 && hi/2 > med {
-				med = hi / 2
-			}
+		case !searched:
+			med = max(lo, min(hi-1, 0))
+		case failedHigh:
+			med = lo // is the score above the lower bound?
+		default:
+			med = hi - 1 // is the score the upper bound?
 		}
 		r := s.search(p, med, med+1)
 		if s.stopped {
 			return 0
 		}
-		if r <= med {
-			hi = r
-		} else {
+		searched, failedHigh = true, r > med
+		if failedHigh {
 			lo = r
+		} else {
+			hi = r
 		}
 	}
 	return lo
@@ -478,7 +486,7 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 		}
 		if r != known {
 			c.col = b.columnOf(move)
-			list.add(list.n, moveScore(c.mine, theirThreats&^move)*16+b.centrality[c.col])
+			list.add(list.n, moveScore(c.mine, theirThreats&^move, ((p.mask|move)+b.bottom)&b.full)*16+b.centrality[c.col])
 		}
 	}
 	if list.n == 0 {
@@ -636,7 +644,7 @@ func (s *Solver) evensBound(p *Position) int {
 	case harmful != 0:
 		return b.Cells()
 	case oh != 0 || b.hasFour(theirs):
-		return -1
+		return b.evensLoss(oh, theirs, empty)
 	}
 	return 0
 }
@@ -656,4 +664,37 @@ func (b *Board) above(cells uint64) uint64 {
 		up |= cells
 	}
 	return up
+}
+
+// evensLoss returns an upper bound on the score of X when O wins by the
+// evens strategy (see evensBound), found from when O's fours are made at
+// the latest. The cells above a cell, in its column, are filled after it,
+// so a four whose highest empty cell is in row r (0-based) is made by move
+// Cells-(H-1-r) at the latest, O's stone number (Cells-(H-1-r))/2: the
+// lower the four, the sooner O wins. oh holds the first cells of O's
+// horizontal fours, all of whose cells are in one row. Of the diagonal
+// fours only the highest empty cell of them all is used: a bound for each
+// of them.
+func (b *Board) evensLoss(oh, theirs, empty uint64) int {
+	lossAtRow := func(r int) int { return b.LostScore(b.Cells() - (b.height - 1 - r)) }
+	bound := -1
+	for r := 0; r < b.height; r++ {
+		if oh&(b.bottom<<uint(r)) != 0 {
+			bound = min(bound, lossAtRow(r))
+			break
+		}
+	}
+	var diagonal uint64
+	for _, d := range [2]uint{b.stride - 1, b.stride + 1} {
+		first := b.lineStarts(theirs, d)
+		diagonal |= first | first<<d | first<<(2*d) | first<<(3*d)
+	}
+	if diagonal &= empty; diagonal != 0 {
+		r := b.height - 1
+		for diagonal&(b.bottom<<uint(r)) == 0 {
+			r--
+		}
+		bound = min(bound, lossAtRow(r))
+	}
+	return bound
 }
