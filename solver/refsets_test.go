@@ -70,7 +70,7 @@ var refSets = []struct {
 	{"Test_L2_R2", 50},
 	{"Test_L1_R1", 0},
 	{"Test_L1_R2", 50},
-	{"Test_L1_R3", 50},
+	{"Test_L1_R3", 8},
 }
 
 func TestSolver_Solve_referenceSets(t *testing.T) {
