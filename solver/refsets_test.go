@@ -24,6 +24,17 @@ func testdataDir(tb testing.TB) string {
 	return dir
 }
 
+// leavesFile returns the path of leaves-d8.txt, 8-stone positions of the
+// kind a depth-8 book solves, next to the folder of the reference sets.
+func leavesFile(tb testing.TB) string {
+	tb.Helper()
+	path := filepath.Join(testdataDir(tb), "..", "leaves-d8.txt")
+	if _, err := os.Stat(path); err != nil {
+		tb.Skipf("leaves-d8.txt not found next to the reference sets: %v", err)
+	}
+	return path
+}
+
 // refCase is one line of a reference set: a move string and its score.
 type refCase struct {
 	line  int
@@ -32,10 +43,14 @@ type refCase struct {
 }
 
 // readRefSet reads the first limit lines of a reference set (all if limit
-// is 0).
+// is 0): name is a file of the reference sets' folder, or an absolute path.
 func readRefSet(tb testing.TB, name string, limit int) []refCase {
 	tb.Helper()
-	f, err := os.Open(filepath.Join(testdataDir(tb), name))
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(testdataDir(tb), name)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -101,4 +116,37 @@ func TestSolver_Solve_referenceSets(t *testing.T) {
 			t.Logf("%d positions, mean nodes %.1f", len(cases), float64(nodes)/float64(len(cases)))
 		})
 	}
+}
+
+// BenchmarkSolver_leaves solves the first 20 positions of leaves-d8.txt,
+// each with a cleared table of the default size, as c4book bench does; an
+// op is one position. The node count per position is a signature of the
+// search too.
+func BenchmarkSolver_leaves(b *testing.B) {
+	path, _ := filepath.Abs(leavesFile(b))
+	cases := readRefSet(b, path, 20)
+	s, err := New(Standard, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	positions := make([]Position, len(cases))
+	for i, c := range cases {
+		if positions[i], err = Standard.Parse(c.moves); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	s.ResetNodes()
+	solved := 0
+	for b.Loop() {
+		i := solved % len(cases)
+		b.StopTimer()
+		s.Table().Clear()
+		b.StartTimer()
+		if got := s.Solve(positions[i]); got != cases[i].score {
+			b.Fatalf("Solve(%s) = %d, want %d", cases[i].moves, got, cases[i].score)
+		}
+		solved++
+	}
+	b.ReportMetric(float64(s.Nodes())/float64(solved), "nodes/op")
 }
