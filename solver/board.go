@@ -34,6 +34,7 @@ const MaxWidth = 9
 // A board fits when W*(H+1) <= 64, from 1x1 up to 8x7 and 9x6.
 type Board struct {
 	width, height int
+	cells         int    // width * height
 	stride        uint          // bits per column: height + 1
 	bottom        uint64        // bit 0 of every column
 	full          uint64        // every cell of the board, no sentinels
@@ -56,7 +57,7 @@ func NewBoard(width, height int) (*Board, error) {
 	case width*(height+1) > 64:
 		return nil, fmt.Errorf("board %dx%d: width*(height+1) = %d, must be at most 64", width, height, width*(height+1))
 	}
-	b := &Board{width: width, height: height, stride: uint(height + 1)}
+	b := &Board{width: width, height: height, cells: width * height, stride: uint(height + 1)}
 	column := uint64(1)<<uint(height) - 1
 	for c := 0; c < width; c++ {
 		shift := uint(c) * b.stride
@@ -91,7 +92,7 @@ func (b *Board) Width() int { return b.width }
 func (b *Board) Height() int { return b.height }
 
 // Cells is the number of cells, the length of the longest game.
-func (b *Board) Cells() int { return b.width * b.height }
+func (b *Board) Cells() int { return b.cells }
 
 // KeyBits is the number of bits a position key can use: W*(H+1).
 func (b *Board) KeyBits() int { return b.width * int(b.stride) }

@@ -288,6 +288,8 @@ type line struct {
 	probed   bool       // key, mirrored and entry are set
 	col      int        // the move's column, in the node searched
 	mine     uint64     // the threats of the node's player after the move
+	threats  uint64     // the threats of the opponent of p's player to move
+	next     uint64     // the moves of p that do not let the opponent make four
 	key      uint64     // table key of p
 	mirrored bool       // key is the key of p's mirror image
 	entry    tableEntry // p's table entry when probed
@@ -343,6 +345,7 @@ func (s *Solver) settle(n *line, alpha, beta int) (int, settled) {
 		if v, cut := closes(alpha, beta, flo, fhi); cut {
 			return sign * v, known
 		}
+		n.threats, n.next = threats, next
 		if next&(next-1) == 0 {
 			p.playMove(next)
 			n.flipped = !n.flipped
@@ -447,8 +450,7 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 	alpha = max(alpha, b.lossWithStone(p.moves, 2))
 	beta = min(beta, b.winWithStone(p.moves, 2))
 
-	theirThreats := p.opponentWinningCells()
-	next := p.nonLosingMovesGiven(theirThreats)
+	theirThreats, next := n.threats, n.next
 	// Every child is settled, which probes its table entry: fetch their
 	// buckets now, all at once, so that the probes find them in the cache.
 	// A probe of a large table is otherwise a trip to memory, most of a
