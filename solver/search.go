@@ -275,8 +275,9 @@ func (s *Solver) solveWindow(p Position, lo, hi int, probes ...int) int {
 // etcMinEmpty is the number of empty cells from which the search probes
 // the table for every child before searching any (enhanced transposition
 // cutoff). With fewer, subtrees are small and the probes cost more memory
-// traffic than they save.
-const etcMinEmpty = 16
+// traffic than they save. On leaves-d8, from 16 to 10 took 18% fewer nodes
+// in the same time; 6 took fewer nodes still, and more time.
+const etcMinEmpty = 10
 
 // line is a position the search looks at: a move of the node being
 // searched, followed by the forced moves that come after it (see settle).
