@@ -659,14 +659,13 @@ func (b *Board) lineStarts(stones uint64, s uint) uint64 {
 	return m & (m >> (2 * s))
 }
 
-// above returns the cells above any of cells in the same column.
+// above returns the cells above any of cells in the same column. Per
+// column, with the sentinel bit set the column's value is never 0, so
+// subtracting 1 from it does not borrow from the next column and flips its
+// bits up to its lowest set bit: the others are the cells above.
 func (b *Board) above(cells uint64) uint64 {
-	var up uint64
-	for range b.height {
-		cells = (cells << 1) & b.full
-		up |= cells
-	}
-	return up
+	x := cells | b.sentinels
+	return b.full &^ (x ^ (x - b.bottom))
 }
 
 // evensLoss returns an upper bound on the score of X when O wins by the

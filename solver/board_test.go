@@ -1,0 +1,84 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// cellIndex is the bit of the cell at column c, row r.
+func cellIndex(b *Board, c, r int) uint64 { return 1 << (uint(c)*b.stride + uint(r)) }
+
+// naiveFours returns, cell by cell, the cells of b that complete a four of
+// stones, and whether stones hold a four.
+func naiveFours(b *Board, stones uint64) (threes uint64, four bool) {
+	has := func(c, r int) bool {
+		return c >= 0 && c < b.width && r >= 0 && r < b.height && stones&cellIndex(b, c, r) != 0
+	}
+	for c := range b.width {
+		for r := range b.height {
+			for _, d := range [][2]int{{0, 1}, {1, 0}, {1, 1}, {1, -1}} {
+				// The four lines through (c, r) along d, with (c, r)
+				// as their i-th cell.
+				for i := range 4 {
+					n := 0
+					for j := range 4 {
+						if j != i && has(c+(j-i)*d[0], r+(j-i)*d[1]) {
+							n++
+						}
+					}
+					if n == 3 {
+						threes |= cellIndex(b, c, r)
+						if has(c, r) {
+							four = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return threes, four
+}
+
+// TestBoard_bitOps checks the bitboard operations against cell-by-cell
+// ones on random stones, on every board size, the standard board's
+// constant-shift code included.
+func TestBoard_bitOps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for w := 4; w <= MaxWidth; w++ {
+		for h := 4; w*(h+1) <= 64; h++ {
+			b := MustBoard(w, h)
+			t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
+				for range 2000 {
+					// Stones as they fall: columns of random heights.
+					var mask uint64
+					for c := range w {
+						mask |= (uint64(1)<<uint(rng.IntN(h+1)) - 1) << (uint(c) * b.stride)
+					}
+					stones := mask & rng.Uint64()
+					threes, four := naiveFours(b, stones)
+					if got := b.winningCells(stones, mask); got != threes&^mask {
+						t.Fatalf("winningCells(%#x, %#x) = %#x, want %#x", stones, mask, got, threes&^mask)
+					}
+					if got := b.hasFour(stones); got != four {
+						t.Fatalf("hasFour(%#x) = %v, want %v", stones, got, four)
+					}
+					var above uint64
+					for c := range w {
+						for r := range h {
+							if stones&cellIndex(b, c, r) != 0 {
+								for rr := r + 1; rr < h; rr++ {
+									above |= cellIndex(b, c, rr)
+								}
+								break
+							}
+						}
+					}
+					if got := b.above(stones); got != above {
+						t.Fatalf("above(%#x) = %#x, want %#x", stones, got, above)
+					}
+				}
+			})
+		}
+	}
+}
