@@ -131,7 +131,7 @@ func TestSolver_Solve_smallBoards(t *testing.T) {
 				}
 				// The static bounds hold where the search uses them.
 				if !p.CanWinNext() && p.nonLosingMoves() != 0 && p.Moves() < tc.w*tc.h-2 {
-					if lo, hi := s.staticBounds(&p); want < lo || want > hi {
+					if lo, hi := s.staticBounds(&p, 64, -64); want < lo || want > hi {
 						t.Fatalf("%q: static bounds [%d, %d], score %d\n%v", moves, lo, hi, want, p)
 					}
 					if tc.h%2 == 0 && p.Moves()%2 == 0 {

@@ -355,7 +355,7 @@ func (s *Solver) settle(n *line, alpha, beta int) (int, settled) {
 			flo, fhi = -fhi, -flo
 			continue
 		}
-		lo, hi := s.staticBounds(p)
+		lo, hi := s.staticBounds(p, alpha, beta)
 		flo, fhi = max(flo, lo), min(fhi, hi)
 		if v, cut := closes(alpha, beta, flo, fhi); cut {
 			return sign * v, known
@@ -584,30 +584,37 @@ func boundOf(r, alpha, beta int, e tableEntry) Bound {
 //   - A player who cannot make four even with every empty cell cannot win.
 //   - The evens strategy (see evensBound).
 //
+// A bound is looked for only if it could close the window (alpha, beta):
+// the search needs no other.
+//
 // Precondition: p is not over, p's player cannot make four at once and has
 // a non-losing move.
-func (s *Solver) staticBounds(p *Position) (lo, hi int) {
+func (s *Solver) staticBounds(p *Position, alpha, beta int) (lo, hi int) {
 	b := s.board
-	lo = -(b.Cells() - 2 - p.moves) / 2
-	hi = (b.Cells() - 1 - p.moves) / 2
+	lo = b.lossWithStone(p.moves, 2)
+	hi = b.winWithStone(p.moves, 2)
 	// Early in the game every player has room for a four and the evens
 	// strategy never beats the bounds above: the checks are skipped before
 	// half (a third) of the board is filled, with the same node counts on
 	// every reference set.
 	if 2*p.moves >= b.Cells() {
 		empty := b.full &^ p.mask
-		if !b.hasFour(p.current | empty) {
+		if alpha >= 0 && !b.hasFour(p.current|empty) {
 			hi = min(hi, 0)
 		}
-		if !b.hasFour(p.current ^ p.mask | empty) {
+		if beta <= 0 && !b.hasFour(p.current^p.mask|empty) {
 			lo = max(lo, 0)
 		}
 	}
-	if b.height%2 == 0 && p.moves%2 == 0 && 3*p.moves >= b.Cells() {
+	if b.height%2 == 0 && p.moves%2 == 0 && 3*p.moves >= b.Cells() && alpha >= b.evensFloor() {
 		hi = min(hi, s.evensBound(p))
 	}
 	return lo, hi
 }
+
+// evensFloor is the lowest bound evensBound gives: O wins with a four in
+// the lowest row.
+func (b *Board) evensFloor() int { return b.LostScore(b.Cells() - b.height + 1) }
 
 // evensBound returns an upper bound on the score of p from the evens
 // strategy of the opponent, or a bound too high to matter when the
@@ -678,7 +685,7 @@ func (b *Board) above(cells uint64) uint64 {
 // fours only the highest empty cell of them all is used: a bound for each
 // of them.
 func (b *Board) evensLoss(oh, theirs, empty uint64) int {
-	lossAtRow := func(r int) int { return b.LostScore(b.Cells() - (b.height - 1 - r)) }
+	lossAtRow := func(r int) int { return b.LostScore(b.Cells() - (b.height - 1 - r)) } // evensFloor is lossAtRow(0)
 	bound := -1
 	for r := 0; r < b.height; r++ {
 		if oh&(b.bottom<<uint(r)) != 0 {
