@@ -35,7 +35,8 @@ type Board struct {
 
 // Solver configures the search.
 type Solver struct {
-	TTSize Size // solver.tt-size: memory of a transposition table (a worker's threads share one)
+	TTSize  Size // solver.tt-size: memory of a transposition table (a worker's threads share one)
+	Threads int  // solver.threads: threads that search one position together in solve and bench
 }
 
 // Book says where the opening book lives.
@@ -90,7 +91,7 @@ type Generate struct {
 func Default() Config {
 	return Config{
 		Board:  Board{Width: 7, Height: 6},
-		Solver: Solver{TTSize: 64 * MiB},
+		Solver: Solver{TTSize: 64 * MiB, Threads: 1},
 		Book:   Book{Path: "c4book.db", MinFree: 256 << 20},
 		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: 0, QuarantineAfter: 3},
 		Generate: Generate{
@@ -112,6 +113,7 @@ var keys = []key{
 	{"board.width", "columns of the board, 1..9", func(c *Config) any { return &c.Board.Width }},
 	{"board.height", "rows of the board; width*(height+1) must be at most 64", func(c *Config) any { return &c.Board.Height }},
 	{"solver.tt-size", "memory of a transposition table: of each solve or bench, of each worker (shared by its threads) (bytes, or with a suffix KiB, MiB, GiB, KB, MB, GB)", func(c *Config) any { return &c.Solver.TTSize }},
+	{"solver.threads", "threads that search one position together, sharing its table, in solve and bench; 1..256 (a worker's threads: worker.concurrency)", func(c *Config) any { return &c.Solver.Threads }},
 	{"book.path", "directory of the opening book", func(c *Config) any { return &c.Book.Path }},
 	{"book.min-free", "free space on the book's disk under which a coordinator stops writing, and taking results, until space is freed; 0 turns the check off", func(c *Config) any { return &c.Book.MinFree }},
 	{"nats.url", "NATS server URL(s), comma-separated; empty runs an embedded server", func(c *Config) any { return &c.NATS.URL }},

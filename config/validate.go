@@ -30,6 +30,7 @@ func (e *Error) Error() string {
 // Limits of values that no board or machine makes sensible.
 const (
 	maxTTSize   = 1 << 40 // 1 TiB
+	maxThreads  = 256
 	maxTaskSize = 100000
 	minAckWait  = time.Second
 )
@@ -65,6 +66,10 @@ func (c *Config) Validate() error {
 		bad("solver.tt-size", "%v is too small: must be at least %v", z, Size(solver.MinTableBytes))
 	case z > maxTTSize:
 		bad("solver.tt-size", "%v is too large: must be at most %v", z, Size(maxTTSize))
+	}
+
+	if n := c.Solver.Threads; n < 1 || n > maxThreads {
+		bad("solver.threads", "%d is out of range: must be 1..%d", n, maxThreads)
 	}
 
 	if c.Book.Path == "" {

@@ -27,11 +27,17 @@ type Solver struct {
 
 	stopRequested atomic.Bool // set by another goroutine to stop the search
 	stopped       bool        // the search is unwinding: results are void
+
+	team        atomic.Pointer[team] // s's helpers, if it has a team open
+	helperNodes atomic.Uint64        // nodes searched by helpers for s
+	job         *job                 // the team question s is searching, or nil
+	jitter      uint64               // a helper's noise state, 0 for none
+	jitterUntil int                  // a helper adds noise at nodes with fewer stones
 }
 
 // stopPollNodes is how often, in nodes, the search checks whether it was
 // asked to stop: a few hundred microseconds.
-const stopPollNodes = 1 << 12
+const stopPollNodes = 1 << 10
 
 // Oracle knows the exact score of some positions: an opening book, say.
 type Oracle interface {
@@ -78,11 +84,15 @@ func (s *Solver) Board() *Board { return s.board }
 func (s *Solver) Table() *Table { return s.table }
 
 // Nodes returns the number of positions searched (calls of the search
-// function) since the solver was made or ResetNodes was called.
-func (s *Solver) Nodes() uint64 { return s.nodes }
+// function) since the solver was made or ResetNodes was called, by the
+// solver and its helpers (see Help).
+func (s *Solver) Nodes() uint64 { return s.nodes + s.helperNodes.Load() }
 
 // ResetNodes sets the node count to zero.
-func (s *Solver) ResetNodes() { s.nodes = 0 }
+func (s *Solver) ResetNodes() {
+	s.nodes = 0
+	s.helperNodes.Store(0)
+}
 
 // Solve returns the exact score of p (see score.go). p must be on the
 // solver's board. A position whose last move made four scores as lost; a
@@ -258,7 +268,7 @@ func (s *Solver) solveWindow(p Position, lo, hi int, probes ...int) int {
 		default:
 			med = hi - 1 // is the score the upper bound?
 		}
-		r := s.search(p, med, med+1)
+		r := s.searchTeam(p, med, med+1)
 		if s.stopped {
 			return 0
 		}
@@ -431,7 +441,7 @@ func (s *Solver) search(p Position, alpha, beta int) int {
 // more that do not let the opponent make four.
 func (s *Solver) negamax(n *line, alpha, beta int) int {
 	s.nodes++
-	if s.nodes%stopPollNodes == 0 && s.stopRequested.Load() {
+	if s.nodes%stopPollNodes == 0 && (s.stopRequested.Load() || s.job != nil && s.job.done.Load()) {
 		s.stopped = true
 	}
 	if s.stopped {
@@ -489,7 +499,11 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 		}
 		if r != known {
 			c.col = b.columnOf(move)
-			list.add(list.n, moveScore(c.mine, theirThreats&^move, ((p.mask|move)+b.bottom)&b.full)*16+b.centrality[c.col])
+			score := moveScore(c.mine, theirThreats&^move, ((p.mask|move)+b.bottom)&b.full)*16 + b.centrality[c.col]
+			if s.jitter != 0 && p.moves < s.jitterUntil {
+				score += s.noise()
+			}
+			list.add(list.n, score)
 		}
 	}
 	if list.n == 0 {

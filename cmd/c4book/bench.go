@@ -34,7 +34,7 @@ const benchProgressEvery = 5 * time.Second
 func newBenchCommand(a *app) *cobra.Command {
 	var opts benchOptions
 	cmd := &cobra.Command{
-		Use:     "bench [--limit N] [--json] [--warm] [--tt-size SIZE] FILE...",
+		Use:     "bench [--limit N] [--json] [--warm] [--tt-size SIZE] [--threads N] FILE...",
 		Short:   "Measure the solver on reference sets of positions",
 		Long:    benchLong,
 		Example: "  c4book bench --limit 100 ../shared/testdata/pons/Test_L3_R1 ../shared/testdata/pons/Test_L2_R1",
@@ -51,6 +51,7 @@ func newBenchCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer startHelpers(s, cfg.Solver.Threads)()
 			opts.progress = isTerminal(a.stderr)
 			return runBench(cmd.Context(), s, files, opts, a.stdout, a.stderr)
 		},
@@ -59,6 +60,7 @@ func newBenchCommand(a *app) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object per file")
 	cmd.Flags().BoolVar(&opts.warm, "warm", false, "keep the transposition table from one position to the next")
 	addTTSizeFlag(cmd.Flags())
+	addThreadsFlag(cmd.Flags())
 	return cmd
 }
 

@@ -65,6 +65,15 @@ func TestBench_table(t *testing.T) {
 			t.Errorf("stderr %q, want nothing (no progress when not a terminal)", r.stderr)
 		}
 	})
+	t.Run("threads", func(t *testing.T) {
+		r := run(t, "", "bench", testTTSize, "--threads", "2", easy, medium)
+		wantOK(t, r)
+		for set, n := range map[string]string{"easy": "20", "medium": "5"} {
+			if row := benchRow(t, r.stdout, set); row[1] != n || row[2] != "0" {
+				t.Errorf("row %q: want %s positions and 0 mismatches", row, n)
+			}
+		}
+	})
 	t.Run("limit", func(t *testing.T) {
 		r := run(t, "", "bench", testTTSize, "--limit", "3", easy)
 		wantOK(t, r)
@@ -85,6 +94,10 @@ func TestBench_usage(t *testing.T) {
 		if code := exitCode(r.err); code != 2 {
 			t.Errorf("exit code %d, want 2", code)
 		}
+	})
+	t.Run("no threads", func(t *testing.T) {
+		r := run(t, "", "bench", "--threads", "0", quick)
+		wantErr(t, r, "solver.threads")
 	})
 	t.Run("no file", func(t *testing.T) {
 		r := run(t, "", "bench")

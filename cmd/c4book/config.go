@@ -26,6 +26,13 @@ func addTTSizeFlag(fs *pflag.FlagSet) {
 	bindKey(fs, "tt-size", "solver.tt-size")
 }
 
+// addThreadsFlag adds --threads, which sets solver.threads.
+func addThreadsFlag(fs *pflag.FlagSet) {
+	fs.Int("threads", config.Default().Solver.Threads,
+		"`N` threads search each position together, sharing the table (solver.threads)")
+	bindKey(fs, "threads", "solver.threads")
+}
+
 // loadConfig loads the configuration of the running command cmd: the
 // defaults, the config file named by --config, the environment and the
 // flags of cmd (its own and those it inherits) that set keys. Only the

@@ -44,7 +44,7 @@ func newSolveCommand(a *app) *cobra.Command {
 	var weak, analyze, nodes bool
 	var bookPath string
 	cmd := &cobra.Command{
-		Use:     "solve [-w | -a] [--book PATH] [--tt-size SIZE] [MOVES...]",
+		Use:     "solve [-w | -a] [--book PATH] [--tt-size SIZE] [--threads N] [MOVES...]",
 		Short:   "Print the exact score of positions",
 		Long:    solveLong,
 		Example: solveExample,
@@ -61,6 +61,7 @@ func newSolveCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer startHelpers(s, cfg.Solver.Threads)()
 			r := &solveRun{s: s, weak: weak, analyze: analyze, nodes: nodes, out: bufio.NewWriter(a.stdout), stderr: a.stderr}
 			if bookPath == "" {
 				return r.run(cmd.Context(), args, a.stdin)
@@ -84,6 +85,7 @@ func newSolveCommand(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&bookPath, "book", "", "answer from the opening book at `PATH` and use it during the search")
 	cmd.Flags().BoolVar(&nodes, "nodes", false, "print the nodes searched for each position on standard error")
 	addTTSizeFlag(cmd.Flags())
+	addThreadsFlag(cmd.Flags())
 	return cmd
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"sync"
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/solver"
@@ -18,4 +20,27 @@ func newSolver(cfg config.Config) (*solver.Solver, error) {
 		return nil, fmt.Errorf("solver.tt-size: %w", err)
 	}
 	return s, nil
+}
+
+// startHelpers gives s threads-1 helpers, solvers on its table that search
+// its positions with it (see solver.Solver.Help), until stop is called.
+func startHelpers(s *solver.Solver, threads int) (stop func()) {
+	if threads <= 1 {
+		return func() {}
+	}
+	s.OpenTeam()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range threads - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.Help(ctx, solver.NewShared(s.Table())) // same table: no error
+		}()
+	}
+	return func() {
+		cancel()
+		s.CloseTeam()
+		wg.Wait()
+	}
 }
