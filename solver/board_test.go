@@ -74,6 +74,18 @@ func TestBoard_bitOps(t *testing.T) {
 							}
 						}
 					}
+					key := stones | rng.Uint64()&b.sentinels // keys use the sentinel row
+					var mirror uint64
+					for c := range w {
+						for r := range h + 1 {
+							if key&(cellIndex(b, c, 0)<<uint(r)) != 0 {
+								mirror |= cellIndex(b, w-1-c, 0) << uint(r)
+							}
+						}
+					}
+					if got := b.mirrorKey(key); got != mirror {
+						t.Fatalf("mirrorKey(%#x) = %#x, want %#x", key, got, mirror)
+					}
 					if got := b.above(stones); got != above {
 						t.Fatalf("above(%#x) = %#x, want %#x", stones, got, above)
 					}

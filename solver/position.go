@@ -99,6 +99,15 @@ func (p *Position) Mirror() Position {
 
 // mirrorKey reverses the order of the columns of a bitboard.
 func (b *Board) mirrorKey(x uint64) uint64 {
+	if b.width == 7 && b.stride == 7 {
+		// The standard board, with constant shifts: columns 1 and 7, 2
+		// and 6, 3 and 5 swap places.
+		const c = 1<<7 - 1
+		return x&(c<<21) |
+			(x&c)<<42 | (x>>42)&c |
+			(x&(c<<7))<<28 | (x>>28)&(c<<7) |
+			(x&(c<<14))<<14 | (x>>14)&(c<<14)
+	}
 	column := uint64(1)<<b.stride - 1
 	var m uint64
 	for c, d := 0, b.width-1; c < b.width; c, d = c+1, d-1 {
