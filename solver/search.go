@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"math/bits"
 	"sync/atomic"
 )
 
@@ -296,14 +297,17 @@ const etcMinEmpty = 10
 type line struct {
 	p        Position
 	flipped  bool       // an odd number of forced moves were played
-	probed   bool       // key, mirrored and entry are set
-	col      int        // the move's column, in the node searched
+	keyed    bool       // key and mirrored are set
+	probed   bool       // entry is set too
+	move     uint64     // the move, a cell of the node searched
+	col      int        // the move's column
 	mine     uint64     // the threats of the node's player after the move
 	threats  uint64     // the threats of the opponent of p's player to move
 	next     uint64     // the moves of p that do not let the opponent make four
 	key      uint64     // table key of p
 	mirrored bool       // key is the key of p's mirror image
 	entry    tableEntry // p's table entry when probed
+	flo, fhi int        // facts on p's value from settleStatic, seen by its player to move
 }
 
 // settled says what settle found about a line.
@@ -326,8 +330,22 @@ const (
 // (open); n.p is then the position to search and n.flipped says whether
 // its player to move is the opponent of the line's.
 //
+// It is done in two steps, settleStatic and settleTable, so that a node
+// can take the first for all its moves while their table buckets are on
+// their way from memory.
+//
 // Precondition: the player to move in n.p cannot make four at once.
 func (s *Solver) settle(n *line, alpha, beta int) (int, settled) {
+	if v, r := s.settleStatic(n, alpha, beta); r == known {
+		return v, r
+	}
+	return s.settleTable(n, alpha, beta)
+}
+
+// settleStatic is the part of settle that looks at the position alone. It
+// returns known or open; when open, n.flo and n.fhi are facts about the
+// value of the position reached, seen by its player to move.
+func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 	b := s.board
 	n.flipped, n.probed = false, false
 	// flo and fhi are facts: bounds on the value of the position reached,
@@ -359,6 +377,7 @@ func (s *Solver) settle(n *line, alpha, beta int) (int, settled) {
 		n.threats, n.next = threats, next
 		if next&(next-1) == 0 {
 			p.playMove(next)
+			n.keyed = false
 			n.flipped = !n.flipped
 			sign = -sign
 			alpha, beta = -beta, -alpha
@@ -370,31 +389,49 @@ func (s *Solver) settle(n *line, alpha, beta int) (int, settled) {
 		if v, cut := closes(alpha, beta, flo, fhi); cut {
 			return sign * v, known
 		}
-		if b.Cells()-p.moves >= etcMinEmpty {
-			n.key, n.mirrored = s.tableKey(p)
-			n.entry = s.table.get(n.key)
-			n.probed = true
-			switch n.entry.bound() {
-			case Exact:
-				return sign * n.entry.score(), known
-			case Lower:
-				flo = max(flo, n.entry.score())
-			case Upper:
-				fhi = min(fhi, n.entry.score())
-			}
-			if v, cut := closes(alpha, beta, flo, fhi); cut {
-				return sign * v, known
-			}
-		}
-		// An upper bound of the line's first position is worth returning.
-		if sign > 0 && fhi < beta {
-			return fhi, bounded
-		}
-		if sign < 0 && flo > alpha {
-			return -flo, bounded
-		}
+		n.flo, n.fhi = flo, fhi
 		return 0, open
 	}
+}
+
+// settleTable is the part of settle that probes the table, after
+// settleStatic left n open. The window is that of the line's first
+// position, as for settleStatic.
+func (s *Solver) settleTable(n *line, alpha, beta int) (int, settled) {
+	sign := 1
+	if n.flipped {
+		sign = -1
+		alpha, beta = -beta, -alpha
+	}
+	flo, fhi := n.flo, n.fhi
+	p := &n.p
+	if s.board.Cells()-p.moves >= etcMinEmpty {
+		if !n.keyed {
+			n.key, n.mirrored = s.tableKey(p)
+			n.keyed = true
+		}
+		n.entry = s.table.get(n.key)
+		n.probed = true
+		switch n.entry.bound() {
+		case Exact:
+			return sign * n.entry.score(), known
+		case Lower:
+			flo = max(flo, n.entry.score())
+		case Upper:
+			fhi = min(fhi, n.entry.score())
+		}
+		if v, cut := closes(alpha, beta, flo, fhi); cut {
+			return sign * v, known
+		}
+	}
+	// An upper bound of the line's first position is worth returning.
+	if sign > 0 && fhi < beta {
+		return fhi, bounded
+	}
+	if sign < 0 && flo > alpha {
+		return -flo, bounded
+	}
+	return 0, open
 }
 
 // closes reports whether the facts lo <= v <= hi about a value v decide a
@@ -453,7 +490,10 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 	}
 	b := s.board
 	if !n.probed {
-		n.key, n.mirrored = s.tableKey(p)
+		if !n.keyed {
+			n.key, n.mirrored = s.tableKey(p)
+			n.keyed = true
+		}
 		s.table.prefetch(n.key)
 	}
 	alphaOrig, betaOrig := alpha, beta
@@ -463,29 +503,55 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 
 	theirThreats, next := n.threats, n.next
 	// Every child is settled, which probes its table entry: fetch their
-	// buckets now, all at once, so that the probes find them in the cache.
-	// A probe of a large table is otherwise a trip to memory, most of a
-	// node's time.
-	if b.Cells()-p.moves > etcMinEmpty {
-		for m := next; m != 0; m &= m - 1 {
-			child := *p
-			child.playMove(m & -m)
-			ck, _ := s.tableKey(&child)
-			s.table.prefetch(ck)
+	// buckets now, all at once, and settle them without the table first,
+	// so that the probes find the buckets in the cache. A probe of a large
+	// table is otherwise a trip to memory, most of a node's time.
+	var lines [MaxWidth]line
+	prefetch := b.Cells()-p.moves > etcMinEmpty
+	k := 0
+	for m := next; m != 0; m &= m - 1 {
+		c := &lines[k]
+		k++
+		c.move = m & -m
+		c.p = *p
+		c.p.playMove(c.move)
+		if c.keyed = prefetch; prefetch {
+			c.key, c.mirrored = s.tableKey(&c.p)
+			s.table.prefetch(c.key)
+		}
+	}
+	best := -infScore
+	var unsettled uint32 // lines left open by settleStatic
+	for i := range k {
+		c := &lines[i]
+		v, r := s.settleStatic(c, -beta, -alpha)
+		if r == open {
+			unsettled |= 1 << i
+			if prefetch && !c.keyed { // forced moves were played
+				c.key, c.mirrored = s.tableKey(&c.p)
+				c.keyed = true
+				s.table.prefetch(c.key)
+			}
+			continue
+		}
+		if v = -v; v > best {
+			best = v
+			if v > alpha {
+				alpha = v
+				if alpha >= beta {
+					return v
+				}
+			}
 		}
 	}
 
-	// Settle every move first: one may win for sure, or decide the search
-	// through its table entry; those left open are searched after.
-	var lines [MaxWidth]line
+	// Then with the table: a child's entry may decide the search. Those
+	// left open are searched after.
 	var list moveList
-	best := -infScore
-	for m := next; m != 0; m &= m - 1 {
-		move := m & -m
-		c := &lines[list.n]
-		c.p = *p
-		c.p.playMove(move)
-		v, r := s.settle(c, -beta, -alpha)
+	for ; unsettled != 0; unsettled &= unsettled - 1 {
+		i := bits.TrailingZeros32(unsettled)
+		c := &lines[i]
+		v, r := s.settleTable(c, -beta, -alpha)
 		if r != open {
 			if v = -v; v > best {
 				best = v
@@ -498,12 +564,12 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 			}
 		}
 		if r != known {
-			c.col = b.columnOf(move)
-			score := moveScore(c.mine, theirThreats&^move, ((p.mask|move)+b.bottom)&b.full)*16 + b.centrality[c.col]
+			c.col = b.columnOf(c.move)
+			score := moveScore(c.mine, theirThreats&^c.move, ((p.mask|c.move)+b.bottom)&b.full)*16 + b.centrality[c.col]
 			if s.jitter != 0 && p.moves < s.jitterUntil {
 				score += s.noise()
 			}
-			list.add(list.n, score)
+			list.add(i, score)
 		}
 	}
 	if list.n == 0 {
@@ -535,7 +601,7 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 		if n.mirrored {
 			ttMove = b.width - 1 - ttMove
 		}
-		list.promote(lines[:list.n], ttMove)
+		list.promote(lines[:], ttMove)
 	}
 
 	nodesBefore := s.nodes
