@@ -100,12 +100,17 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 		w.reportStatus(statusCtx, ctx)
 	}()
 
+	w.threads = make([]*thread, cfg.Concurrency)
+	for i := range w.threads {
+		w.threads[i] = &thread{index: i}
+	}
+	w.wake = make(chan struct{})
 	var wg sync.WaitGroup
-	for i := range cfg.Concurrency {
+	for _, th := range w.threads {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop(ctx, i)
+			w.loop(ctx, th)
 		}()
 	}
 	wg.Wait()
@@ -130,8 +135,11 @@ type worker struct {
 	host    string
 	started time.Time
 
+	threads []*thread
+
 	mu    sync.Mutex
 	table *solver.Table // shared by the threads, for the board of the latest task
+	wake  chan struct{} // closed, and made anew, when a thread takes a task
 
 	busy      atomic.Int64 // threads working on a task
 	tasksDone atomic.Uint64
@@ -144,14 +152,18 @@ type worker struct {
 // kept across tasks of the same board so the table stays warm.
 type thread struct {
 	index  int
-	solver *solver.Solver
+	solver *solver.Solver // used by the thread's goroutine only
+
+	// busy is the solver of the task in the thread's hands, open to
+	// helpers, or nil.
+	busy atomic.Pointer[solver.Solver]
 }
 
 // loop takes and solves tasks until ctx is done or the worker is idle.
-func (w *worker) loop(ctx context.Context, index int) {
-	th := &thread{index: index}
+func (w *worker) loop(ctx context.Context, th *thread) {
+	index := th.index
 	for {
-		msg, err := w.next(ctx)
+		msg, err := w.nextOrHelp(ctx, th)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -174,6 +186,71 @@ func (w *worker) loop(ctx context.Context, index int) {
 		}
 		w.handle(ctx, th, msg)
 	}
+}
+
+// nextOrHelp is next, helping the other threads with the tasks in their
+// hands meanwhile (solver.Solver.Help): at the end of a job, threads with
+// no task left work on the last hard positions with those that have one,
+// instead of waiting. A task that comes ends the help at once.
+func (w *worker) nextOrHelp(ctx context.Context, th *thread) (*queue.TaskMsg, error) {
+	if len(w.threads) == 1 {
+		return w.next(ctx)
+	}
+	helpCtx, stopHelping := context.WithCancel(ctx)
+	defer stopHelping()
+	type taken struct {
+		msg *queue.TaskMsg
+		err error
+	}
+	got := make(chan taken, 1)
+	go func() {
+		msg, err := w.next(ctx)
+		got <- taken{msg, err}
+		stopHelping()
+	}()
+	w.help(helpCtx, th)
+	t := <-got
+	return t.msg, t.err
+}
+
+// help makes th help the busy threads, one after another, until ctx is
+// done.
+func (w *worker) help(ctx context.Context, th *thread) {
+	var last *solver.Solver // the solver helped last, until a thread takes a task
+	for ctx.Err() == nil {
+		w.mu.Lock()
+		wake := w.wake
+		w.mu.Unlock()
+		var leader *solver.Solver
+		for _, other := range w.threads {
+			if s := other.busy.Load(); other != th && s != nil && s != last {
+				leader = s
+				break
+			}
+		}
+		if leader == nil {
+			select {
+			case <-wake:
+				last = nil
+			case <-ctx.Done():
+			}
+			continue
+		}
+		if th.solver == nil || th.solver.Table() != leader.Table() {
+			th.solver = solver.NewShared(leader.Table())
+		}
+		// Until ctx is done or the leader's task ends.
+		_ = leader.Help(ctx, th.solver) // same table: no error
+		last = leader
+	}
+}
+
+// wakeHelpers tells the threads waiting to help that a thread took a task.
+func (w *worker) wakeHelpers() {
+	w.mu.Lock()
+	close(w.wake)
+	w.wake = make(chan struct{})
+	w.mu.Unlock()
 }
 
 // errIdle: no task came within IdleExit.
@@ -278,6 +355,14 @@ func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions
 		th.solver = solver.NewShared(t)
 	}
 	s := th.solver
+	// Threads with no task of their own may help with this one.
+	s.OpenTeam()
+	th.busy.Store(s)
+	w.wakeHelpers()
+	defer func() {
+		th.busy.Store(nil)
+		s.CloseTeam()
+	}()
 	start := time.Now()
 	s.ResetNodes()
 	res = queue.Result{JobID: t.JobID, TaskID: t.TaskID, Keys: t.Keys, Scores: make([]int8, len(positions))}

@@ -197,3 +197,55 @@ func TestRun_solverPanic(t *testing.T) {
 		t.Errorf("poison: naked %d, acked %d; good acked %d; results %d", bad.naked, bad.acked, good.acked, len(pub.results))
 	}
 }
+
+// TestWorker_help: a thread with no task helps a busy one with its
+// position, and leaves when its context is done.
+func TestWorker_help(t *testing.T) {
+	tab, err := solver.NewTable(solver.Standard, 16<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, idle := &thread{index: 0}, &thread{index: 1}
+	w := &worker{threads: []*thread{busy, idle}, wake: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	helping := make(chan struct{})
+	go func() {
+		defer close(helping)
+		w.help(ctx, idle)
+	}()
+
+	leader := solver.NewShared(tab)
+	p, _ := solver.Standard.Parse("2416615552")
+	const want = 4
+	alone := leader.Solve(p)
+	nodesAlone := leader.Nodes()
+	if alone != want {
+		t.Fatalf("Solve alone = %d, want %d", alone, want)
+	}
+	leader.OpenTeam()
+	busy.busy.Store(leader)
+	w.wakeHelpers()
+	helped := false
+	for try := 0; try < 200 && !helped; try++ {
+		tab.Clear()
+		leader.ResetNodes()
+		if got := leader.Solve(p); got != want {
+			t.Fatalf("Solve helped = %d, want %d", got, want)
+		}
+		// The helper's nodes count in the leader's: a count other than
+		// the deterministic one of a solve alone says it took part.
+		helped = leader.Nodes() != nodesAlone
+		time.Sleep(time.Millisecond)
+	}
+	if !helped {
+		t.Error("the idle thread never helped the busy one")
+	}
+	busy.busy.Store(nil)
+	leader.CloseTeam()
+	cancel()
+	select {
+	case <-helping:
+	case <-time.After(10 * time.Second):
+		t.Fatal("help did not return when its context was done")
+	}
+}
