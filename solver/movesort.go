@@ -49,10 +49,11 @@ func (l *moveList) add(i int, score int) {
 	l.n++
 }
 
-// promote moves the line of column col, if listed, to the front.
-func (l *moveList) promote(lines []line, col int) {
+// promote moves the line whose move is in column (the cells of a column),
+// if listed, to the front.
+func (l *moveList) promote(lines []line, column uint64) {
 	for j := 0; j < l.n; j++ {
-		if lines[l.index[j]].col == col {
+		if lines[l.index[j]].move&column != 0 {
 			i := l.index[j]
 			copy(l.index[1:j+1], l.index[:j])
 			l.index[0] = i

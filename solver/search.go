@@ -26,6 +26,11 @@ type Solver struct {
 	// so searches with and without it share a table.
 	mirrorTable bool
 
+	// lines holds the lines of the node searched with each number of
+	// stones: a node's children have more stones than the node, so the
+	// nodes of a search never share theirs.
+	lines [64][MaxWidth]line
+
 	stopRequested atomic.Bool // set by another goroutine to stop the search
 	stopped       bool        // the search is unwinding: results are void
 
@@ -294,21 +299,34 @@ const etcMinEmpty = 10
 // searched, followed by the forced moves that come after it (see settle).
 // The table key and entry of the position are kept once probed, so that a
 // child probed by its parent is not probed again.
+//
+// A line holds its position as Position's fields without the board, so
+// that the lines of a search, kept by the Solver for each number of
+// stones, hold no pointer: the search writes them at every node, without
+// clearing them first and without the garbage collector's write barriers.
 type line struct {
-	p        Position
-	flipped  bool       // an odd number of forced moves were played
-	keyed    bool       // key and mirrored are set
-	probed   bool       // entry is set too
-	move     uint64     // the move, a cell of the node searched
-	col      int        // the move's column
-	mine     uint64     // the threats of the node's player after the move
-	threats  uint64     // the threats of the opponent of p's player to move
-	next     uint64     // the moves of p that do not let the opponent make four
-	key      uint64     // table key of p
-	mirrored bool       // key is the key of p's mirror image
-	entry    tableEntry // p's table entry when probed
-	flo, fhi int        // facts on p's value from settleStatic, seen by its player to move
+	current, mask uint64 // the position p, as in Position
+	moves         int
+	move          uint64     // the move, a cell of the node searched
+	mine          uint64     // the threats of the node's player after the move
+	threats       uint64     // the threats of the opponent of p's player to move
+	next          uint64     // the moves of p that do not let the opponent make four
+	key           uint64     // table key of p
+	entry         tableEntry // p's table entry when probed
+	flo, fhi      int8       // facts on p's value from settleStatic, seen by its player to move
+	flipped       bool       // an odd number of forced moves were played
+	keyed         bool       // key and mirrored are set
+	probed        bool       // entry is set too
+	mirrored      bool       // key is the key of p's mirror image
 }
+
+// position returns the line's position on board b.
+func (n *line) position(b *Board) Position {
+	return Position{board: b, current: n.current, mask: n.mask, moves: n.moves}
+}
+
+// setPosition makes p the line's position.
+func (n *line) setPosition(p *Position) { n.current, n.mask, n.moves = p.current, p.mask, p.moves }
 
 // settled says what settle found about a line.
 type settled uint8
@@ -352,8 +370,9 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 	// seen by its player to move, true whatever the window.
 	flo, fhi := -infScore, infScore
 	sign := 1
+	pos := n.position(b)
+	p := &pos
 	for first := true; ; first = false {
-		p := &n.p
 		if p.moves == b.Cells() {
 			return 0, known
 		}
@@ -389,7 +408,8 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 		if v, cut := closes(alpha, beta, flo, fhi); cut {
 			return sign * v, known
 		}
-		n.flo, n.fhi = flo, fhi
+		n.flo, n.fhi = int8(flo), int8(fhi)
+		n.setPosition(p)
 		return 0, open
 	}
 }
@@ -403,11 +423,11 @@ func (s *Solver) settleTable(n *line, alpha, beta int) (int, settled) {
 		sign = -1
 		alpha, beta = -beta, -alpha
 	}
-	flo, fhi := n.flo, n.fhi
-	p := &n.p
-	if s.board.Cells()-p.moves >= etcMinEmpty {
+	flo, fhi := int(n.flo), int(n.fhi)
+	if s.board.Cells()-n.moves >= etcMinEmpty {
 		if !n.keyed {
-			n.key, n.mirrored = s.tableKey(p)
+			p := n.position(s.board)
+			n.key, n.mirrored = s.tableKey(&p)
 			n.keyed = true
 		}
 		n.entry = s.table.get(n.key)
@@ -455,7 +475,8 @@ const infScore = 1 << 10
 // fail-soft (see negamax). Preconditions: alpha < beta, p is not over and
 // its player to move cannot make four at once.
 func (s *Solver) search(p Position, alpha, beta int) int {
-	n := line{p: p}
+	var n line
+	n.setPosition(&p)
 	v, r := s.settle(&n, alpha, beta)
 	switch {
 	case r == known:
@@ -484,11 +505,12 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 	if s.stopped {
 		return 0
 	}
-	p := &n.p
+	b := s.board
+	pos := n.position(b)
+	p := &pos
 	if v, ok := s.askOracle(p); ok {
 		return v
 	}
-	b := s.board
 	if !n.probed {
 		if !n.keyed {
 			n.key, n.mirrored = s.tableKey(p)
@@ -506,17 +528,18 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 	// buckets now, all at once, and settle them without the table first,
 	// so that the probes find the buckets in the cache. A probe of a large
 	// table is otherwise a trip to memory, most of a node's time.
-	var lines [MaxWidth]line
+	lines := &s.lines[p.moves]
 	prefetch := b.Cells()-p.moves > etcMinEmpty
 	k := 0
 	for m := next; m != 0; m &= m - 1 {
 		c := &lines[k]
 		k++
 		c.move = m & -m
-		c.p = *p
-		c.p.playMove(c.move)
+		child := *p
+		child.playMove(c.move)
+		c.setPosition(&child)
 		if c.keyed = prefetch; prefetch {
-			c.key, c.mirrored = s.tableKey(&c.p)
+			c.key, c.mirrored = s.tableKey(&child)
 			s.table.prefetch(c.key)
 		}
 	}
@@ -528,7 +551,8 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 		if r == open {
 			unsettled |= 1 << i
 			if prefetch && !c.keyed { // forced moves were played
-				c.key, c.mirrored = s.tableKey(&c.p)
+				child := c.position(b)
+				c.key, c.mirrored = s.tableKey(&child)
 				c.keyed = true
 				s.table.prefetch(c.key)
 			}
@@ -564,8 +588,7 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 			}
 		}
 		if r != known {
-			c.col = b.columnOf(c.move)
-			score := moveScore(c.mine, theirThreats&^c.move, ((p.mask|c.move)+b.bottom)&b.full)*16 + b.centrality[c.col]
+			score := moveScore(c.mine, theirThreats&^c.move, ((p.mask|c.move)+b.bottom)&b.full)*16 + b.centrality[b.columnOf(c.move)]
 			if s.jitter != 0 && p.moves < s.jitterUntil {
 				score += s.noise()
 			}
@@ -601,7 +624,7 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 		if n.mirrored {
 			ttMove = b.width - 1 - ttMove
 		}
-		list.promote(lines[:], ttMove)
+		list.promote(lines[:], b.columnMask(ttMove))
 	}
 
 	nodesBefore := s.nodes
@@ -619,7 +642,7 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 		}
 		if v > best {
 			best = v
-			bestMove = c.col
+			bestMove = b.columnOf(c.move)
 			if v > alpha {
 				alpha = v
 				if alpha >= beta {
