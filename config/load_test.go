@@ -3,11 +3,14 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/c4book/c4book/solver"
 )
 
 // isolateEnv unsets every C4BOOK_* variable of a key for the test (an
@@ -177,6 +180,15 @@ func TestLoad_errors(t *testing.T) {
 			wantError(t, err, c.want...)
 		})
 	}
+	t.Run("table larger than memory", func(t *testing.T) {
+		most := solver.MaxTableBytes()
+		if most == 0 || most >= 1<<40 {
+			t.Skip("the memory of this machine is unknown or above the 1 TiB cap")
+		}
+		t.Setenv("C4BOOK_SOLVER_TT_SIZE", strconv.FormatInt(most+1<<20, 10))
+		_, err := Load(Source{Dir: t.TempDir(), Flags: testFlags(t)})
+		wantError(t, err, "solver.tt-size", "more than the memory of this machine", "C4BOOK_SOLVER_TT_SIZE")
+	})
 	t.Run("missing --config file", func(t *testing.T) {
 		missing := filepath.Join(t.TempDir(), "nope.yaml")
 		_, err := Load(Source{File: missing})

@@ -66,6 +66,8 @@ func (c *Config) Validate() error {
 		bad("solver.tt-size", "%v is too small: must be at least %v", z, Size(solver.MinTableBytes))
 	case z > maxTTSize:
 		bad("solver.tt-size", "%v is too large: must be at most %v", z, Size(maxTTSize))
+	case solver.MaxTableBytes() > 0 && int64(z) > solver.MaxTableBytes():
+		bad("solver.tt-size", "%v is more than the memory of this machine (%.1f GiB): the process would be killed", z, float64(solver.MaxTableBytes())/(1<<30))
 	}
 
 	if n := c.Solver.Threads; n < 1 || n > maxThreads {

@@ -86,13 +86,22 @@ const MinTableBytes = 1 << 10
 // 64 MiB, 8 million entries.
 const DefaultTableBytes = 64 << 20
 
+// MaxTableBytes returns the largest table NewTable makes: the memory this
+// process may use (the machine's, or its container's if lower), or 0 if
+// that is not known. A table as large as that leaves nothing for the rest,
+// but a larger one cannot be had at all: the process would be killed.
+func MaxTableBytes() int64 { return int64(min(memoryLimit(), 1<<62)) }
+
 // NewTable returns an empty table of at most bytes bytes for positions of
 // board b: the largest prime number of buckets that fits. It returns an
-// error if bytes is below MinTableBytes or too small for the partial keys
-// to identify b's positions.
+// error if bytes is below MinTableBytes, above MaxTableBytes or too small
+// for the partial keys to identify b's positions.
 func NewTable(b *Board, bytes int64) (*Table, error) {
 	if bytes < MinTableBytes {
 		return nil, fmt.Errorf("table size %d bytes: must be at least %d", bytes, MinTableBytes)
+	}
+	if most := MaxTableBytes(); most > 0 && bytes > most {
+		return nil, fmt.Errorf("table size %d bytes: more than the memory of this machine (%d bytes, %.1f GiB)", bytes, most, float64(most)/(1<<30))
 	}
 	buckets := prevPrime(uint64(bytes / 16))
 	// CRT: buckets * 2^entryKeyBits must exceed every key.

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -24,6 +25,19 @@ func TestNewTable(t *testing.T) {
 		if err == nil && (tab.Bytes() > tc.bytes || !isPrime(uint64(tab.Entries()/2))) {
 			t.Errorf("NewTable(%v, %d): %d bytes, %d buckets", tc.board, tc.bytes, tab.Bytes(), tab.Entries()/2)
 		}
+	}
+}
+
+// TestNewTable_memory: a table larger than the machine's memory is refused
+// with an error that says so, before anything is allocated.
+func TestNewTable_memory(t *testing.T) {
+	most := MaxTableBytes()
+	if most == 0 {
+		t.Skip("the memory of this machine is not known")
+	}
+	_, err := NewTable(Standard, most+1)
+	if err == nil || !strings.Contains(err.Error(), "more than the memory of this machine") {
+		t.Errorf("NewTable of %d bytes: %v, want an error naming the machine's memory", most+1, err)
 	}
 }
 
