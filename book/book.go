@@ -87,6 +87,10 @@ type Options struct {
 	FS vfs.FS
 
 	health *writeHealth // made by withDefaults for each Open
+
+	// tweakPebble, if set, changes the Pebble options last: a seam for
+	// tests that drive Pebble step by step.
+	tweakPebble func(*pebble.Options)
 }
 
 // withDefaults returns a copy of o (nil is valid) with defaults filled in.
@@ -213,6 +217,7 @@ func inspectDir(path string) (empty bool, err error) {
 // (nil: any board). It returns the book's board.
 func checkBookRecord(db *pebble.DB, want *solver.Board) (*solver.Board, error) {
 	v, closer, err := db.Get(bookKey)
+	err = readError(err)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, fmt.Errorf("%w: a Pebble database without c4book's book record", ErrNotBook)
 	}
@@ -272,7 +277,12 @@ func (o *Options) pebbleOptions(readOnly bool) *pebble.Options {
 		Logger:             o.Logger,
 	}
 	po.FS = o.FS
-	po.EventListener = &pebble.EventListener{BackgroundError: o.health.backgroundError}
+	po.EventListener = &pebble.EventListener{
+		BackgroundError: o.health.backgroundError,
+		// A damaged file is reported by the read that met it, as a
+		// *FileCorruptError; Pebble's default here is a fatal log.
+		DataCorruption: func(pebble.DataCorruptionInfo) {},
+	}
 	if readOnly {
 		po.FS = readOnlyFS(o.FS)
 	}
@@ -280,6 +290,9 @@ func (o *Options) pebbleOptions(readOnly bool) *pebble.Options {
 	for i := range po.Levels {
 		po.Levels[i].BlockRestartInterval = blockRestartInterval
 		po.Levels[i].BlockSize = dataBlockSize
+	}
+	if o.tweakPebble != nil {
+		o.tweakPebble(po)
 	}
 	return po
 }

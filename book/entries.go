@@ -53,7 +53,7 @@ func (b *Book) get(depth int, key uint64) (Value, bool, error) {
 		return Value{}, false, nil
 	}
 	if err != nil {
-		return Value{}, false, err
+		return Value{}, false, readError(err)
 	}
 	val, err := DecodeValue(k, v)
 	closer.Close()

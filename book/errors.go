@@ -1,9 +1,13 @@
 package book
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // Sentinel errors. Errors returned by this package wrap them, so callers
@@ -51,4 +55,57 @@ func FormatKey(k []byte) string {
 		return fmt.Sprintf("meta %q (%x)", k[1:], k)
 	}
 	return fmt.Sprintf("%x", k)
+}
+
+// FileCorruptError is a file of the book that cannot be read: a table
+// whose checksums do not match what it holds (bad disk, bytes changed by
+// hand). Pebble checks every block it reads, so a damaged file is never
+// read as a wrong score: the entries it holds are unreadable instead.
+type FileCorruptError struct {
+	File         string // path of the file
+	Start, End   []byte // the keys the file may hold, if known
+	EndInclusive bool   // End is one of them
+	Detail       string // what Pebble found
+}
+
+func (e *FileCorruptError) Error() string {
+	return fmt.Sprintf("corrupt book file %s: %s", e.File, e.Detail)
+}
+
+// Unwrap returns ErrCorrupt.
+func (e *FileCorruptError) Unwrap() error { return ErrCorrupt }
+
+// readError returns err, a read of the book's database failed, as a
+// *FileCorruptError when Pebble found a damaged file.
+func readError(err error) error {
+	if err == nil || !pebble.IsCorruptionError(err) {
+		return err
+	}
+	fe := &FileCorruptError{File: "(unknown)", Detail: firstLine(err.Error())}
+	if info := pebble.ExtractDataCorruptionInfo(err); info != nil {
+		fe.File = info.Path
+		fe.Detail = firstLine(info.Details.Error())
+		fe.Start = append([]byte(nil), info.Bounds.Start...)
+		fe.End = append([]byte(nil), info.Bounds.End.Key...)
+		fe.EndInclusive = info.Bounds.End.IsUpperBoundFor(bytes.Compare, info.Bounds.End.Key)
+	}
+	return fe
+}
+
+// after returns the first key after the keys e's file may hold, or nil
+// if they are not known.
+func (e *FileCorruptError) after() []byte {
+	if e.End == nil {
+		return nil
+	}
+	if e.EndInclusive {
+		return append(append([]byte(nil), e.End...), 0)
+	}
+	return e.End
+}
+
+// firstLine returns s up to its first line break.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -2,7 +2,6 @@ package book
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -50,7 +49,7 @@ func (b *Book) Job(id string) (Job, bool, error) {
 		return Job{}, false, nil
 	}
 	if err != nil {
-		return Job{}, false, err
+		return Job{}, false, readError(err)
 	}
 	defer closer.Close()
 	j, err := decodeJob(k, v)
@@ -75,7 +74,7 @@ func (b *Book) Jobs() ([]Job, error) {
 	for valid := it.First(); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
-			return nil, fmt.Errorf("at key %s: %w", FormatKey(it.Key()), err)
+			return nil, readError(err)
 		}
 		j, err := decodeJob(it.Key(), v)
 		if err != nil {
@@ -83,7 +82,7 @@ func (b *Book) Jobs() ([]Job, error) {
 		}
 		jobs = append(jobs, j)
 	}
-	return jobs, it.Error()
+	return jobs, readError(it.Error())
 }
 
 // DeleteJob removes the job of the given ID, synced. Removing a job the

@@ -41,11 +41,11 @@ func (r *Reader) GetEntry(depth int, key uint64) (Value, bool, error) {
 	}
 	k := AppendKey(r.key[:0], depth, key)
 	if !r.it.SeekGE(k) || !bytes.Equal(r.it.Key(), k) {
-		return Value{}, false, r.it.Error()
+		return Value{}, false, readError(r.it.Error())
 	}
 	v, err := r.it.ValueAndErr()
 	if err != nil {
-		return Value{}, false, err
+		return Value{}, false, readError(err)
 	}
 	val, err := DecodeValue(k, v)
 	if err != nil {

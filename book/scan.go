@@ -1,6 +1,8 @@
 package book
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"iter"
 
@@ -51,18 +53,20 @@ func (b *Book) scan(minDepth, maxDepth int, fn func(k, v []byte) error) error {
 	if minDepth > maxDepth {
 		return nil
 	}
-	it, err := b.db.NewIter(&pebble.IterOptions{
-		LowerBound: []byte{byte(minDepth)},
-		UpperBound: []byte{byte(maxDepth + 1)},
-	})
+	return b.scanKeys([]byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
+}
+
+// scanKeys is scan of the keys in [lower, upper).
+func (b *Book) scanKeys(lower, upper []byte, fn func(k, v []byte) error) error {
+	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
-		return err
+		return readError(err)
 	}
 	for valid := it.First(); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
 			it.Close()
-			return fmt.Errorf("at key %s: %w", FormatKey(it.Key()), err)
+			return readError(err)
 		}
 		if err := fn(it.Key(), v); err != nil {
 			it.Close()
@@ -71,9 +75,44 @@ func (b *Book) scan(minDepth, maxDepth int, fn func(k, v []byte) error) error {
 	}
 	if err := it.Error(); err != nil {
 		it.Close()
-		return err
+		return readError(err)
 	}
 	return it.Close()
+}
+
+// scanPast is scanKeys of [lower, upper) that goes on past damaged files:
+// it calls damaged for each, once, and reads the keys before and after
+// the keys the file may hold. It fails as scanKeys does otherwise, or when
+// Pebble does not say which keys a damaged file holds.
+func (b *Book) scanPast(lower, upper []byte, fn func(k, v []byte) error, damaged func(*FileCorruptError)) error {
+	var last []byte // the last key given to fn
+	track := func(k, v []byte) error {
+		last = append(last[:0], k...)
+		return fn(k, v)
+	}
+	for bytes.Compare(lower, upper) < 0 {
+		err := b.scanKeys(lower, upper, track)
+		fe, ok := errors.AsType[*FileCorruptError](err)
+		if !ok {
+			return err
+		}
+		if last != nil && bytes.Compare(last, lower) >= 0 {
+			lower = append(append([]byte(nil), last...), 0) // done up to last
+		}
+		// The keys before the file's, as far as the scan did not reach.
+		if fe.Start != nil && bytes.Compare(lower, fe.Start) < 0 {
+			if err := b.scanPast(lower, fe.Start, track, damaged); err != nil {
+				return err
+			}
+		}
+		damaged(fe)
+		next := fe.after()
+		if next == nil || bytes.Compare(next, lower) <= 0 {
+			return fe // no way past it
+		}
+		lower = next
+	}
+	return nil
 }
 
 // decodeEntry decodes a raw position key and value and checks that they

@@ -99,7 +99,7 @@ func (b *Book) DepthRange() (lo, hi int, ok bool, err error) {
 		err = cerr
 	}
 	if err != nil {
-		return 0, 0, false, err
+		return 0, 0, false, readError(err)
 	}
 	return lo, hi, ok, nil
 }

@@ -88,7 +88,7 @@ func (b *Book) Tasks(id string, fn func(index uint64, keys []uint64) error) erro
 		}
 		v, err := it.ValueAndErr()
 		if err != nil {
-			return fmt.Errorf("at key %s: %w", FormatKey(k), err)
+			return readError(err)
 		}
 		if len(v) == 0 || v[0] != taskVersion || (len(v)-1)%8 != 0 {
 			return &CorruptError{Key: k, Reason: fmt.Sprintf("task record of %d bytes, version %d", len(v), firstByte(v))}
@@ -101,7 +101,7 @@ func (b *Book) Tasks(id string, fn func(index uint64, keys []uint64) error) erro
 			return err
 		}
 	}
-	return it.Error()
+	return readError(it.Error())
 }
 
 // DeleteTasks removes every task of job id, synced.

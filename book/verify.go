@@ -118,7 +118,7 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 	var sample []Entry
 	var candidates int64
 
-	err := b.scan(0, b.board.Cells(), func(k, v []byte) error {
+	check := func(k, v []byte) error {
 		r.Entries++
 		if r.Entries%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -157,8 +157,12 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 			}
 		}
 		return nil
-	})
-	if err != nil {
+	}
+	// A damaged file is reported, and the other files are read.
+	damaged := func(fe *FileCorruptError) {
+		report(Problem{Key: fe.Start, Check: "corrupt", Detail: fmt.Sprintf("%v: the entries it holds are not checked", fe)})
+	}
+	if err := b.scanPast([]byte{0}, []byte{byte(b.board.Cells() + 1)}, check, damaged); err != nil {
 		return r, err
 	}
 
@@ -196,9 +200,8 @@ func (b *Book) childrenScore(p solver.Position) (int, bool, error) {
 			continue
 		}
 		m, found, err := b.childScore(b, p, col)
-		var ce *CorruptError
 		switch {
-		case errors.As(err, &ce):
+		case errors.Is(err, ErrCorrupt): // a bad record or file
 			return 0, false, nil
 		case err != nil:
 			return 0, false, err
