@@ -6,24 +6,22 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/c4book/c4book/solver"
 )
 
 // Text format: one position a line, "moves score", where moves is a move
 // string (1-based column digits, as in Pascal Pons' test sets) and score
 // its exact score in Pons' convention: "4453 -2". The empty board is
-// written EmptyMoves, "-", as c4book's command line writes it: "- 0".
+// written solver.EmptyMoves, "-", as c4book's command line writes it: "- 0".
 // ImportText also reads the form older exports wrote for it, an empty
 // move string: " 0", a space then the score.
-
-// EmptyMoves is how the text format writes the move string of the empty
-// board.
-const EmptyMoves = "-"
 
 // ExportText writes every entry of depths minDepth..maxDepth as a
 // "moves score" line, in key order. The move string is one game reaching
 // the position of the entry's canonical key (solver.Position.MoveString):
 // the position stored or its mirror image, which share the entry and the
-// score; the empty board's is EmptyMoves. It returns the number of lines
+// score; the empty board's is solver.EmptyMoves. It returns the number of lines
 // written. An entry that cannot
 // be decoded, or whose position no game reaches, ends it with a
 // *CorruptError naming its key.
@@ -44,10 +42,7 @@ func (b *Book) ExportText(w io.Writer, minDepth, maxDepth int) (int64, error) {
 		if !ok {
 			return &CorruptError{Key: k, Reason: "no game reaches this position"}
 		}
-		if moves == "" {
-			moves = EmptyMoves
-		}
-		line = append(line[:0], moves...)
+		line = append(line[:0], solver.FormatMoves(moves)...)
 		line = append(line, ' ')
 		line = strconv.AppendInt(line, int64(e.Score), 10)
 		line = append(line, '\n')
@@ -167,8 +162,6 @@ func (b *Book) parseLine(line string, origin Origin) (Entry, error) {
 	fields := strings.Fields(line)
 	var moves, score string
 	switch {
-	case len(fields) == 2 && fields[0] == EmptyMoves:
-		score = fields[1]
 	case len(fields) == 2:
 		moves, score = fields[0], fields[1]
 	case len(fields) == 1 && (line[0] == ' ' || line[0] == '\t'):

@@ -16,13 +16,29 @@ func (e *MoveError) Error() string {
 	return fmt.Sprintf("moves %q: move %d (%q): %s", e.Moves, e.Index+1, e.Moves[e.Index], e.Reason)
 }
 
+// EmptyMoves is how the empty board's move string is written where an
+// empty string would not do: as a field of a line, or an argument.
+const EmptyMoves = "-"
+
+// FormatMoves returns moves, or EmptyMoves for the empty board's.
+func FormatMoves(moves string) string {
+	if moves == "" {
+		return EmptyMoves
+	}
+	return moves
+}
+
 // Parse plays a move string, one 1-based column digit a move as in Pascal
-// Pons' test sets ("4453"), from the empty board. It returns a *MoveError
-// naming the first move that is not a column of the board, is in a full
-// column or comes after a four was made. The last move may make four: the
-// position is then over (see LastMoveWon).
+// Pons' test sets ("4453"), from the empty board; "" and EmptyMoves are the
+// empty board. It returns a *MoveError naming the first move that is not a
+// column of the board, is in a full column or comes after a four was made.
+// The last move may make four: the position is then over (see
+// LastMoveWon).
 func (b *Board) Parse(moves string) (Position, error) {
 	p := b.NewPosition()
+	if moves == EmptyMoves {
+		return p, nil
+	}
 	if err := p.PlayMoves(moves); err != nil {
 		return Position{}, err
 	}

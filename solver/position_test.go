@@ -222,3 +222,23 @@ func FuzzBoard_Parse(f *testing.F) {
 		}
 	})
 }
+
+// TestBoard_Parse_empty: "" and EmptyMoves are the empty board, which
+// FormatMoves writes EmptyMoves.
+func TestBoard_Parse_empty(t *testing.T) {
+	for _, moves := range []string{"", EmptyMoves} {
+		p, err := Standard.Parse(moves)
+		if err != nil || p.Moves() != 0 || p.Key() != Standard.NewPosition().Key() {
+			t.Errorf("Parse(%q) = %v, %v: want the empty board", moves, p, err)
+		}
+	}
+	if _, err := Standard.Parse("-4"); err == nil {
+		t.Error(`Parse("-4") succeeded: "-" is the empty board only alone`)
+	}
+	if got := FormatMoves(""); got != EmptyMoves {
+		t.Errorf(`FormatMoves("") = %q, want %q`, got, EmptyMoves)
+	}
+	if got := FormatMoves("4453"); got != "4453" {
+		t.Errorf(`FormatMoves("4453") = %q`, got)
+	}
+}

@@ -95,7 +95,7 @@ func TestBookExport_pons(t *testing.T) {
 	found, stored := 0, 0
 	for _, line := range outputLines(solvedLines(t, testBookDepth)) {
 		moves, score, _ := strings.Cut(line, " ")
-		p, err := parsePosition(testBoard, moves)
+		p, err := testBoard.Parse(moves)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -129,13 +129,13 @@ func (r *bookGetRun) getArgs(ctx context.Context, args []string) error {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
-		p, err := parsePosition(r.board, moves)
+		p, err := r.board.Parse(moves)
 		if err != nil {
 			r.bad++
 			fmt.Fprintf(r.stderr, "argument %d: %v\n", i+1, err)
 			continue
 		}
-		if err := r.answer(ctx, []byte(displayMoves(moves)), p); err != nil {
+		if err := r.answer(ctx, []byte(solver.FormatMoves(moves)), p); err != nil {
 			return err
 		}
 	}
@@ -207,12 +207,12 @@ func fastPositionLine(b *solver.Board, line []byte) (moves []byte, p solver.Posi
 	return moves, p, ok
 }
 
-// playMoves plays a move string (emptyBoard for the empty board) from
+// playMoves plays a move string (solver.EmptyMoves for the empty board) from
 // the empty board of b, and returns false if a move is not a column of b,
 // is in a full column or comes after a four; b.Parse says which.
 func playMoves(b *solver.Board, moves []byte) (solver.Position, bool) {
 	p := b.NewPosition()
-	if string(moves) == emptyBoard {
+	if string(moves) == solver.EmptyMoves {
 		return p, true
 	}
 	over := false

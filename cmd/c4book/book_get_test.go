@@ -302,7 +302,7 @@ func benchGetBook(b *testing.B, dir string) (string, []byte) {
 				score = board.WinNowScore(n.p.Moves())
 			}
 			entries = append(entries, book.EntryOf(n.p, book.Value{Score: score, Origin: book.OriginSolved}))
-			moves = append(moves, displayMoves(n.moves))
+			moves = append(moves, solver.FormatMoves(n.moves))
 			for col := range board.Width() {
 				if !n.p.CanPlay(col) || n.p.IsWinningMove(col) {
 					continue

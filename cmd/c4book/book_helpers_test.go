@@ -34,7 +34,7 @@ func gamePositions(b *solver.Board, maxDepth int) []string {
 		seen := map[uint64]bool{}
 		var next []node
 		for _, n := range level {
-			out = append(out, displayMoves(n.moves))
+			out = append(out, solver.FormatMoves(n.moves))
 			if depth == maxDepth || n.p.IsFull() {
 				continue
 			}
@@ -60,7 +60,7 @@ func gamePositions(b *solver.Board, maxDepth int) []string {
 func positionsAt(b *solver.Board, depth int) []string {
 	var out []string
 	for _, m := range gamePositions(b, depth) {
-		if m != emptyBoard && len(m) == depth || m == emptyBoard && depth == 0 {
+		if m != solver.EmptyMoves && len(m) == depth || m == solver.EmptyMoves && depth == 0 {
 			out = append(out, m)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/solver"
 )
 
 const bookStatsLong = `Print what the book holds: a table of the positions of each depth
@@ -60,7 +61,7 @@ func writeBookStats(bk *book.Book, w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "job\tstate\troot\tdepth\tplanned\tsolved\tderived\tupdated\t")
 	for _, j := range jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", j.ID, j.State, displayMoves(j.Root), j.Depth,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", j.ID, j.State, solver.FormatMoves(j.Root), j.Depth,
 			j.Planned, j.Solved, j.Derived, j.Updated.Format("2006-01-02 15:04:05Z07:00"))
 	}
 	if err := tw.Flush(); err != nil {

@@ -14,7 +14,7 @@ func TestBookStats(t *testing.T) {
 	path := makeBook(t, 4)
 	perDepth := map[int]int{}
 	for _, m := range gamePositions(testBoard, 4) {
-		p, err := parsePosition(testBoard, m)
+		p, err := testBoard.Parse(m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestBookVerify(t *testing.T) {
 	t.Run("planted wrong score", func(t *testing.T) {
 		// "12" has all its children in the book: its score is checked
 		// against them. The new score must be possible at depth 2.
-		p, err := parsePosition(testBoard, "12")
+		p, err := testBoard.Parse("12")
 		if err != nil {
 			t.Fatal(err)
 		}

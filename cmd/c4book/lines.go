@@ -11,10 +11,7 @@ import (
 )
 
 // Positions are read one a line, "moves" or "moves score", the format of
-// Pons' test sets. The empty board is written "-".
-
-// emptyBoard is how the empty board is written in input and output.
-const emptyBoard = "-"
+// Pons' test sets. The empty board is written "-" (solver.EmptyMoves).
 
 // maxLineBytes is the longest input line read; a move string has at most
 // 63 moves.
@@ -23,18 +20,9 @@ const maxLineBytes = 1 << 16
 // positionLine is a line holding a position.
 type positionLine struct {
 	num   int             // 1-based line number
-	moves string          // the move string as written; emptyBoard for the empty board
+	moves string          // the move string as written; solver.EmptyMoves for the empty board
 	pos   solver.Position // the position it reaches
 	score string          // the second field, "" if absent
-}
-
-// parsePosition parses a move string; "" and emptyBoard are the empty
-// board.
-func parsePosition(b *solver.Board, moves string) (solver.Position, error) {
-	if moves == "" || moves == emptyBoard {
-		return b.NewPosition(), nil
-	}
-	return b.Parse(moves)
 }
 
 // parsePositionLine parses a non-blank line "moves" or "moves score" of
@@ -44,7 +32,7 @@ func parsePositionLine(b *solver.Board, num int, text string) (positionLine, err
 	if len(fields) < 1 || len(fields) > 2 {
 		return positionLine{}, fmt.Errorf(`want "moves" or "moves score", got %q`, strings.TrimSpace(text))
 	}
-	p, err := parsePosition(b, fields[0])
+	p, err := b.Parse(fields[0])
 	if err != nil {
 		return positionLine{}, err
 	}
@@ -53,15 +41,6 @@ func parsePositionLine(b *solver.Board, num int, text string) (positionLine, err
 		l.score = fields[1]
 	}
 	return l, nil
-}
-
-// displayMoves returns how a move string is printed: emptyBoard for the
-// empty board, so that output lines can be read back.
-func displayMoves(moves string) string {
-	if moves == "" {
-		return emptyBoard
-	}
-	return moves
 }
 
 // textLine is a line of input with its 1-based number.

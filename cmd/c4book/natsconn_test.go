@@ -150,7 +150,7 @@ func checkGeneratedBook(tb testing.TB, path string, b *solver.Board, root string
 			}
 		}
 	}
-	r, err := parsePosition(b, root)
+	r, err := b.Parse(root)
 	if err != nil {
 		tb.Fatal(err)
 	}

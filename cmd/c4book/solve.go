@@ -117,13 +117,13 @@ func (r *solveRun) solveArgs(ctx context.Context, args []string) error {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
-		p, err := parsePosition(r.s.Board(), moves)
+		p, err := r.s.Board().Parse(moves)
 		if err != nil {
 			r.bad++
 			fmt.Fprintf(r.stderr, "argument %d: %v\n", i+1, err)
 			continue
 		}
-		if err := r.answer(ctx, displayMoves(moves), p); err != nil {
+		if err := r.answer(ctx, solver.FormatMoves(moves), p); err != nil {
 			return err
 		}
 	}
