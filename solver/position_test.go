@@ -228,7 +228,8 @@ func FuzzBoard_Parse(f *testing.F) {
 func TestBoard_Parse_empty(t *testing.T) {
 	for _, moves := range []string{"", EmptyMoves} {
 		p, err := Standard.Parse(moves)
-		if err != nil || p.Moves() != 0 || p.Key() != Standard.NewPosition().Key() {
+		empty := Standard.NewPosition()
+		if err != nil || p.Moves() != 0 || p.Key() != empty.Key() {
 			t.Errorf("Parse(%q) = %v, %v: want the empty board", moves, p, err)
 		}
 	}
