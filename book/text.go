@@ -2,6 +2,8 @@ package book
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,6 +18,65 @@ import (
 // written solver.EmptyMoves, "-", as c4book's command line writes it: "- 0".
 // ImportText also reads the form older exports wrote for it, an empty
 // move string: " 0", a space then the score.
+
+// MaxLineBytes is the longest line of text input read whole. A position's
+// line is far shorter (a move string has at most 63 moves): a longer one is
+// not a position, and is reported by its first bytes.
+const MaxLineBytes = 4096
+
+// Line is a line of text input: its 1-based number and its bytes, without
+// the line break.
+type Line struct {
+	Num     int
+	Text    []byte // valid only during the call
+	TooLong bool   // longer than MaxLineBytes: Text holds its first bytes only
+}
+
+// Ignorable reports whether the line holds nothing to read: only spaces,
+// or a comment (its first byte that is not a space is '#').
+func (l Line) Ignorable() bool {
+	t := bytes.TrimSpace(l.Text)
+	return !l.TooLong && (len(t) == 0 || t[0] == '#')
+}
+
+// Quote quotes a line for a message, up to 40 bytes of it.
+func (l Line) Quote() string {
+	const most = 40
+	if len(l.Text) <= most && !l.TooLong {
+		return strconv.Quote(string(l.Text))
+	}
+	return strconv.Quote(string(l.Text[:min(most, len(l.Text))])) + "..."
+}
+
+// ScanLines calls fn with each line of r, until the end of r or until fn
+// returns false. A line of any length is read: one over MaxLineBytes is
+// given with TooLong set, and its first bytes. It returns the read error,
+// if any, with the number of the line it happened on.
+func ScanLines(r io.Reader, fn func(Line) bool) error {
+	br := bufio.NewReaderSize(r, MaxLineBytes)
+	var head []byte
+	for num := 1; ; num++ {
+		text, err := br.ReadSlice('\n')
+		l := Line{Num: num, Text: text}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			head = append(head[:0], text[:64]...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			l = Line{Num: num, Text: head, TooLong: true}
+		}
+		l.Text = bytes.TrimSuffix(bytes.TrimSuffix(l.Text, []byte("\n")), []byte("\r"))
+		if (len(text) > 0 || err == nil) && !fn(l) {
+			return nil
+		}
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return fmt.Errorf("line %d: %w", num, err)
+		}
+	}
+}
 
 // ExportText writes every entry of depths minDepth..maxDepth as a
 // "moves score" line, in key order. The move string is one game reaching
@@ -125,37 +186,44 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 		st.Entries += int64(n)
 		return nil
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
+	var werr error // a failed write
+	rerr := ScanLines(r, func(l Line) bool {
 		st.Lines++
-		line := sc.Text()
-		if t := strings.TrimSpace(line); t == "" || t[0] == '#' {
+		if l.Ignorable() {
 			st.Skipped++
-			continue
+			return true
 		}
-		e, err := b.parseLine(line, o.Origin)
+		var e Entry
+		err := errLineTooLong
+		if !l.TooLong {
+			e, err = b.parseLine(string(l.Text), o.Origin)
+		}
 		if err == nil {
 			err = batch.Put(e)
 		}
 		if err != nil {
 			st.Bad++
 			if o.Errors != nil {
-				fmt.Fprintf(o.Errors, "line %d: %v: %q\n", st.Lines, err, line)
+				fmt.Fprintf(o.Errors, "line %d: %v: %s\n", l.Num, err, l.Quote())
 			}
-			continue
+			return true
 		}
 		if batch.Len() >= o.BatchSize {
-			if err := commit(); err != nil {
-				return st, err
-			}
+			werr = commit()
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return st, fmt.Errorf("import: line %d: %w", st.Lines+1, err)
+		return werr == nil
+	})
+	switch {
+	case werr != nil:
+		return st, werr
+	case rerr != nil:
+		return st, fmt.Errorf("import: %w", rerr)
 	}
 	return st, commit()
 }
+
+// errLineTooLong is the error of a line longer than MaxLineBytes.
+var errLineTooLong = fmt.Errorf("longer than %d bytes: not a position", MaxLineBytes)
 
 // parseLine parses and checks one "moves score" line.
 func (b *Book) parseLine(line string, origin Origin) (Entry, error) {

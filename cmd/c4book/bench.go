@@ -141,12 +141,12 @@ func readBenchFile(b *solver.Board, file string, limit int, stderr io.Writer) (c
 	}
 	defer f.Close()
 	err = scanLines(f, func(l textLine) bool {
-		pl, err := parsePositionLine(b, l.num, l.text)
+		pl, err := parsePositionLine(b, l)
 		want := 0
 		if err == nil {
 			want, err = strconv.Atoi(pl.score)
 			if pl.score == "" {
-				err = fmt.Errorf(`want "moves score", got %q`, pl.moves)
+				err = fmt.Errorf(`want "moves score", got %s`, l.quoted)
 			} else if err != nil {
 				err = fmt.Errorf("score %q is not an integer", pl.score)
 			}

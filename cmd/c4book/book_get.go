@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -129,6 +130,7 @@ func (r *bookGetRun) getArgs(ctx context.Context, args []string) error {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
+		moves = strings.TrimSpace(moves) // as lines are
 		p, err := r.board.Parse(moves)
 		if err != nil {
 			r.bad++
@@ -151,40 +153,40 @@ func (r *bookGetRun) getArgs(ctx context.Context, args []string) error {
 func (r *bookGetRun) getLines(ctx context.Context, in io.Reader) error {
 	cr := newCtxReader(ctx, in)
 	defer cr.Close()
-	sc := bufio.NewScanner(cr)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
-	num, n := 0, 0
-	for sc.Scan() {
-		num++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+	n := 0
+	var answerErr error
+	err := book.ScanLines(cr, func(l book.Line) bool {
+		if l.Ignorable() {
+			return true
 		}
 		n++
 		if n%4096 == 0 && ctx.Err() != nil {
-			return errInterrupted
+			answerErr = errInterrupted
+			return false
 		}
+		line := bytes.TrimSpace(l.Text)
 		moves, p, ok := fastPositionLine(r.board, line)
-		if !ok {
+		if !ok || l.TooLong {
 			// The slow path says what is wrong (or, should the fast one
 			// have refused a good line, answers it).
-			pl, err := parsePositionLine(r.board, num, string(line))
+			pl, err := parsePositionLine(r.board, textLine{num: l.Num, text: string(line), tooLong: l.TooLong, quoted: l.Quote()})
 			if err != nil {
 				r.bad++
-				fmt.Fprintf(r.stderr, "line %d: %v\n", num, err)
-				continue
+				fmt.Fprintf(r.stderr, "line %d: %v\n", l.Num, err)
+				return true
 			}
 			moves, p = []byte(pl.moves), pl.pos
 		}
-		if err := r.answer(ctx, moves, p); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, errInterrupted) {
-			return err
-		}
-		return fmt.Errorf("line %d: %w", num+1, err)
+		answerErr = r.answer(ctx, moves, p)
+		return answerErr == nil
+	})
+	switch {
+	case answerErr != nil:
+		return answerErr
+	case errors.Is(err, errInterrupted):
+		return errInterrupted
+	case err != nil:
+		return err
 	}
 	if err := r.out.Flush(); err != nil {
 		return err

@@ -81,12 +81,12 @@ func TestBookGet_stdin(t *testing.T) {
 func TestBookGet_invalidLines(t *testing.T) {
 	isolateEnv(t)
 	path := makeBook(t, testBookDepth)
-	in := strings.Join([]string{"12 1", "126", "1 2 3", "", "12x", "-", "12121212", "3333 x", "33333", "1212121"}, "\n")
+	in := strings.Join([]string{"12 1", "126", "1 2 3", "", "12x", "-", "12121212", "3333 x", "33333", "1212121", strings.Repeat("3", 70000), "12"}, "\n")
 	r := bookGet(t, path, in)
-	wantErr(t, r, "5 of 9 lines are not positions")
+	wantErr(t, r, "6 of 11 lines are not positions")
 	scores := scoreMap(t, solvedLines(t, testBookDepth))
 	// A finished game is a position, but never in a book.
-	want := fmt.Sprintf("12 %s\n- %s\n3333 %s\n1212121 ?\n", scores["12"], scores["-"], scores["3333"])
+	want := fmt.Sprintf("12 %s\n- %s\n3333 %s\n1212121 ?\n12 %s\n", scores["12"], scores["-"], scores["3333"], scores["12"])
 	if r.stdout != want {
 		t.Errorf("the good lines were not all answered: got\n%s\nwant\n%s", r.stdout, want)
 	}
@@ -96,6 +96,7 @@ func TestBookGet_invalidLines(t *testing.T) {
 		`line 5: moves "12x": move 3 ('x'): not a column digit`,
 		`line 7: moves "12121212": move 8 ('2'): game already over`,
 		`line 9: moves "33333": move 5 ('3'): column 3 is full`,
+		`line 11: longer than 4096 bytes, not a position: "3333333333333333333333333333333333333333"...`,
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr does not contain %q:\n%s", want, r.stderr)

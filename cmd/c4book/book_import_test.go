@@ -14,33 +14,38 @@ func TestBookImport_badLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "book")
 	scores := scoreMap(t, solvedLines(t, 3))
 	in := strings.Join([]string{
-		"# solve output",       // 1: comment
-		"- " + scores["-"],     // 2: good
-		"12 " + scores["12"],   // 3: good
-		"12",                   // 4: no score
-		"126 0",                // 5: no column 6
-		"",                     // 6: blank
-		"12 11",                // 7: impossible score
-		"1212121 -7",           // 8: finished game
-		"333 " + scores["333"], // 9: good
-		"1 2 3",                // 10: three fields
+		"# solve output",                  // 1: comment
+		"- " + scores["-"],                // 2: good
+		"12 " + scores["12"],              // 3: good
+		"12",                              // 4: no score
+		"126 0",                           // 5: no column 6
+		"",                                // 6: blank
+		"12 11",                           // 7: impossible score
+		"1212121 -7",                      // 8: finished game
+		"333 " + scores["333"],            // 9: good
+		"1 2 3",                           // 10: three fields
+		strings.Repeat("1", 1<<17) + " 0", // 11: 128 KiB
+		"44 " + scores["44"],              // 12: good
 	}, "\n")
 	r := run(t, in, append([]string{"book", "import", "--create", "--book", path}, testBoardFlags...)...)
-	wantErr(t, r, "5 of 10 lines are bad")
+	wantErr(t, r, "6 of 12 lines are bad")
 	if code := exitCode(r.err); code != 1 {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	for _, want := range []string{"line 4: ", "line 5: ", "line 7: ", "line 8: ", "line 10: "} {
+	for _, want := range []string{"line 4: ", "line 5: ", "line 7: ", "line 8: ", "line 10: ", "line 11: longer than 4096 bytes"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr does not report %q:\n%s", want, r.stderr)
 		}
 	}
-	if want := "standard input: 10 lines: 3 entries written, 2 skipped (blank or comment), 5 bad\n"; r.stdout != want {
+	if len(r.stderr) > 2000 {
+		t.Errorf("stderr is %d bytes: a long line is quoted whole", len(r.stderr))
+	}
+	if want := "standard input: 12 lines: 4 entries written, 2 skipped (blank or comment), 6 bad\n"; r.stdout != want {
 		t.Errorf("stdout %q, want %q", r.stdout, want)
 	}
-	g := bookGet(t, path, "-\n12\n333\n1\n")
+	g := bookGet(t, path, "-\n12\n333\n1\n44\n")
 	wantOK(t, g)
-	if want := "- " + scores["-"] + "\n12 " + scores["12"] + "\n333 " + scores["333"] + "\n1 ?\n"; g.stdout != want {
+	if want := "- " + scores["-"] + "\n12 " + scores["12"] + "\n333 " + scores["333"] + "\n1 ?\n44 " + scores["44"] + "\n"; g.stdout != want {
 		t.Errorf("the book holds\n%s\nwant\n%s", g.stdout, want)
 	}
 }

@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
 // Positions are read one a line, "moves" or "moves score", the format of
 // Pons' test sets. The empty board is written "-" (solver.EmptyMoves).
-
-// maxLineBytes is the longest input line read; a move string has at most
-// 63 moves.
-const maxLineBytes = 1 << 16
 
 // positionLine is a line holding a position.
 type positionLine struct {
@@ -25,46 +21,43 @@ type positionLine struct {
 	score string          // the second field, "" if absent
 }
 
-// parsePositionLine parses a non-blank line "moves" or "moves score" of
-// a position on board b. The error says what is wrong, not where.
-func parsePositionLine(b *solver.Board, num int, text string) (positionLine, error) {
-	fields := strings.Fields(text)
+// parsePositionLine parses a line "moves" or "moves score" of a position
+// on board b. The error says what is wrong, not where.
+func parsePositionLine(b *solver.Board, l textLine) (positionLine, error) {
+	if l.tooLong {
+		return positionLine{}, fmt.Errorf("longer than %d bytes, not a position: %s", book.MaxLineBytes, l.quoted)
+	}
+	fields := strings.Fields(l.text)
 	if len(fields) < 1 || len(fields) > 2 {
-		return positionLine{}, fmt.Errorf(`want "moves" or "moves score", got %q`, strings.TrimSpace(text))
+		return positionLine{}, fmt.Errorf(`want "moves" or "moves score", got %s`, l.quoted)
 	}
 	p, err := b.Parse(fields[0])
 	if err != nil {
 		return positionLine{}, err
 	}
-	l := positionLine{num: num, moves: fields[0], pos: p}
+	pl := positionLine{num: l.num, moves: fields[0], pos: p}
 	if len(fields) == 2 {
-		l.score = fields[1]
+		pl.score = fields[1]
 	}
-	return l, nil
+	return pl, nil
 }
 
 // textLine is a line of input with its 1-based number.
 type textLine struct {
-	num  int
-	text string
+	num     int
+	text    string // the first bytes only, if tooLong
+	tooLong bool   // longer than book.MaxLineBytes
+	quoted  string // the line quoted for messages, up to 40 bytes of it
 }
 
-// scanLines calls fn with each line of r that is not blank, until the end
-// of r or until fn returns false. It returns the read error, if any, with
-// the number of the line it happened on.
+// scanLines calls fn with each line of r that holds something (not blank,
+// not a comment: see book.Line.Ignorable), until the end of r or until fn
+// returns false. Lines of any length are read. It returns the read error,
+// if any, with the number of the line it happened on.
 func scanLines(r io.Reader, fn func(textLine) bool) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, maxLineBytes)
-	num := 1
-	for ; sc.Scan(); num++ {
-		if strings.TrimSpace(sc.Text()) != "" && !fn(textLine{num: num, text: sc.Text()}) {
-			return nil
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("line %d: %w", num, err)
-	}
-	return nil
+	return book.ScanLines(r, func(l book.Line) bool {
+		return l.Ignorable() || fn(textLine{num: l.Num, text: string(l.Text), tooLong: l.TooLong, quoted: l.Quote()})
+	})
 }
 
 // readLines runs scanLines in a goroutine and sends the lines on the

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -23,7 +22,7 @@ func TestParsePositionLine(t *testing.T) {
 	}
 	for _, c := range good {
 		t.Run(c.text, func(t *testing.T) {
-			l, err := parsePositionLine(solver.Standard, 3, c.text)
+			l, err := parsePositionLine(solver.Standard, lineOf(3, c.text))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,9 +37,15 @@ func TestParsePositionLine(t *testing.T) {
 		{"1111111", `moves "1111111": move 7 ('1')`},
 		{"a", "not a column digit"},
 	}
+	t.Run("too long", func(t *testing.T) {
+		_, err := parsePositionLine(solver.Standard, textLine{num: 1, text: "1111", tooLong: true, quoted: `"1111"...`})
+		if err == nil || !strings.Contains(err.Error(), "longer than 4096 bytes") {
+			t.Errorf("error %v, want a line too long", err)
+		}
+	})
 	for _, c := range bad {
 		t.Run("bad/"+c.text, func(t *testing.T) {
-			_, err := parsePositionLine(solver.Standard, 1, c.text)
+			_, err := parsePositionLine(solver.Standard, lineOf(1, c.text))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one containing %q", err, c.want)
 			}
@@ -48,14 +53,19 @@ func TestParsePositionLine(t *testing.T) {
 	}
 }
 
+// lineOf returns the textLine of text, as scanLines makes it.
+func lineOf(num int, text string) textLine {
+	return textLine{num: num, text: text, quoted: book.Line{Text: []byte(text)}.Quote()}
+}
+
 func TestScanLines(t *testing.T) {
-	t.Run("numbers and blank lines", func(t *testing.T) {
+	t.Run("numbers, blank lines and comments", func(t *testing.T) {
 		var got []textLine
-		err := scanLines(strings.NewReader("a\n\n  \nb\r\nc"), func(l textLine) bool {
+		err := scanLines(strings.NewReader("a\n\n  \n# note\nb\r\n  #x\nc"), func(l textLine) bool {
 			got = append(got, l)
 			return true
 		})
-		want := []textLine{{1, "a"}, {4, "b"}, {5, "c"}}
+		want := []textLine{lineOf(1, "a"), lineOf(5, "b"), lineOf(7, "c")}
 		if err != nil || len(got) != len(want) {
 			t.Fatalf("got %v, %v; want %v", got, err, want)
 		}
@@ -73,9 +83,18 @@ func TestScanLines(t *testing.T) {
 		}
 	})
 	t.Run("line too long", func(t *testing.T) {
-		err := scanLines(strings.NewReader("a\n"+strings.Repeat("1", maxLineBytes+1)+"\n"), func(textLine) bool { return true })
-		if !errors.Is(err, bufio.ErrTooLong) || !strings.Contains(err.Error(), "line 2") {
-			t.Errorf("error %v, want a too long line 2", err)
+		// A line of a megabyte is given by its first bytes, and the lines
+		// after it are read.
+		var got []textLine
+		err := scanLines(strings.NewReader("a\n"+strings.Repeat("1", 1<<20)+"\nb\n"), func(l textLine) bool {
+			got = append(got, l)
+			return true
+		})
+		if err != nil || len(got) != 3 || !got[1].tooLong || got[1].num != 2 || got[2] != lineOf(3, "b") {
+			t.Fatalf("got %v, %v", got, err)
+		}
+		if len(got[1].text) > 100 || !strings.HasSuffix(got[1].quoted, "...") {
+			t.Errorf("long line given as %d bytes, quoted %s", len(got[1].text), got[1].quoted)
 		}
 	})
 }
@@ -87,7 +106,7 @@ func TestReadLines(t *testing.T) {
 		for l := range lines {
 			got = append(got, l)
 		}
-		if *errp != nil || len(got) != 2 || got[1] != (textLine{3, "y"}) {
+		if *errp != nil || len(got) != 2 || got[1] != lineOf(3, "y") {
 			t.Errorf("got %v, %v", got, *errp)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -117,6 +118,7 @@ func (r *solveRun) solveArgs(ctx context.Context, args []string) error {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
+		moves = strings.TrimSpace(moves) // as lines are
 		p, err := r.s.Board().Parse(moves)
 		if err != nil {
 			r.bad++
@@ -149,7 +151,7 @@ func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
 			return errInterrupted
 		}
 		n++
-		pl, err := parsePositionLine(r.s.Board(), l.num, l.text)
+		pl, err := parsePositionLine(r.s.Board(), l)
 		if err != nil {
 			r.bad++
 			fmt.Fprintf(r.stderr, "line %d: %v\n", l.num, err)
@@ -174,6 +176,9 @@ func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
 // (errInterrupted); -w and -a finish the position first.
 func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) error {
 	r.s.ResetNodes()
+	if over := gameOver(&p); over != "" {
+		fmt.Fprintf(r.stderr, "%s: %s\n", moves, over)
+	}
 	switch {
 	case r.analyze:
 		scores, ok := r.s.Analyze(p)
@@ -201,6 +206,18 @@ func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) 
 		fmt.Fprintf(r.stderr, "%s: %d nodes\n", moves, r.s.Nodes())
 	}
 	return r.out.Flush()
+}
+
+// gameOver says why the game of p is over, or returns "". The score of
+// such a position is still printed: that of the game lost, or drawn.
+func gameOver(p *solver.Position) string {
+	switch {
+	case p.Moves() > 0 && p.LastMoveWon():
+		return "the game is over: the last move made four"
+	case p.IsFull():
+		return "the game is over: the board is full"
+	}
+	return ""
 }
 
 // unplayable is the score printed for a column that cannot be played, as

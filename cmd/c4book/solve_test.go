@@ -55,9 +55,10 @@ func TestSolve_stdin(t *testing.T) {
 func TestSolve_invalidLines(t *testing.T) {
 	isolateEnv(t)
 	lines := refLines(t, "Test_L3_R1", 3)
-	in := strings.Join([]string{lines[0].String(), "4459", lines[1].moves, "1 2 3", "  ", "12x", lines[2].String(), "12121212 5"}, "\n")
+	long := strings.Repeat("12", 50000) // 100 kB
+	in := strings.Join([]string{lines[0].String(), "4459", lines[1].moves, "1 2 3", "  ", "12x", "# a comment", long, lines[2].String(), "12121212 5"}, "\n")
 	r := run(t, in, "solve", testTTSize)
-	wantErr(t, r, "4 of 7 lines are not positions")
+	wantErr(t, r, "5 of 8 lines are not positions")
 	if want := joinLines(lines, refLine.String); r.stdout != want {
 		t.Errorf("the good lines were not all answered: got\n%s\nwant\n%s", r.stdout, want)
 	}
@@ -65,11 +66,15 @@ func TestSolve_invalidLines(t *testing.T) {
 		`line 2: moves "4459": move 4 ('9'): column out of range 1..7`,
 		`line 4: want "moves" or "moves score", got "1 2 3"`,
 		`line 6: moves "12x": move 3 ('x'): not a column digit`,
-		`line 8: moves "12121212": move 8 ('2'): game already over: move 7 made four`,
+		`line 8: longer than 4096 bytes, not a position: "1212121212121212121212121212121212121212"...`,
+		`line 10: moves "12121212": move 8 ('2'): game already over: move 7 made four`,
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr does not contain %q:\n%s", want, r.stderr)
 		}
+	}
+	if len(r.stderr) > 2000 {
+		t.Errorf("stderr is %d bytes: a long line is quoted whole", len(r.stderr))
 	}
 	if code := exitCode(r.err); code != 1 {
 		t.Errorf("exit code %d, want 1", code)
@@ -112,6 +117,20 @@ func TestSolve_args(t *testing.T) {
 		wantOK(t, r)
 		if r.stdout != "- 0\n- 0\n" {
 			t.Errorf(`arguments "" and "-": got %q, want "- 0\n- 0\n"`, r.stdout)
+		}
+	})
+	t.Run("spaces around an argument", func(t *testing.T) {
+		r := run(t, "", "solve", "--width=4", "--height=4", " 12 ")
+		wantOK(t, r)
+		if r.stdout != "12 0\n" {
+			t.Errorf(`argument " 12 ": got %q, want "12 0\n", as the line " 12 " is read`, r.stdout)
+		}
+	})
+	t.Run("finished game", func(t *testing.T) {
+		r := run(t, "1212121\n", "solve", testTTSize)
+		wantOK(t, r)
+		if r.stdout != "1212121 -18\n" || !strings.Contains(r.stderr, "1212121: the game is over: the last move made four") {
+			t.Errorf("stdout %q, stderr %q: want the score of the lost game, and a note that the game is over", r.stdout, r.stderr)
 		}
 	})
 }
