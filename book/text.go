@@ -133,21 +133,30 @@ type ImportOptions struct {
 	// default value is DefaultImportBatch.
 	BatchSize int
 
-	// Errors receives one line per bad input line: its line number, what
-	// is wrong and the line. The default value (nil) discards them.
+	// Errors receives one line per bad or conflicting input line: its
+	// line number, what is wrong and the line. The default value (nil)
+	// discards them.
 	Errors io.Writer
+
+	// Overwrite replaces a score the book holds (or an earlier line gave)
+	// with a different one. Without it such a line is a conflict: it is
+	// reported and skipped, and the score held stays. The default value is
+	// false.
+	Overwrite bool
 }
 
 // ImportStats counts what an import read and wrote.
 type ImportStats struct {
-	Lines   int64 // lines read
-	Entries int64 // entries written
-	Skipped int64 // blank lines and comments (lines starting with '#')
-	Bad     int64 // bad lines, reported to ImportOptions.Errors and skipped
+	Lines     int64 // lines read
+	Entries   int64 // entries written: new, or replacing another score (Overwrite)
+	Held      int64 // lines whose score the book held already: nothing written
+	Conflicts int64 // lines whose score differs from the one held, skipped (no Overwrite)
+	Skipped   int64 // blank lines and comments (lines starting with '#')
+	Bad       int64 // bad lines, reported to ImportOptions.Errors and skipped
 }
 
-// AnyBad reports whether any line was bad.
-func (s ImportStats) AnyBad() bool { return s.Bad > 0 }
+// AnyBad reports whether any line was bad or a conflict.
+func (s ImportStats) AnyBad() bool { return s.Bad > 0 || s.Conflicts > 0 }
 
 // ImportText reads "moves score" lines (see ExportText) and stores each
 // position with its score, in synced batches of opts.BatchSize entries.
@@ -155,9 +164,12 @@ func (s ImportStats) AnyBad() bool { return s.Bad > 0 }
 // reported with its line number and skipped, if it does not have that
 // form, its moves cannot be played, its game is over, or its score is
 // impossible for its position (outside the range at its depth, or not the
-// score of a win with the next stone when the player to move has one).
-// ImportText returns an error only when reading or writing fails; the
-// entries of the batches written before stay in the book.
+// score of a win with the next stone when the player to move has one). A
+// position the book holds (or an earlier line gave) keeps its entry: with
+// the same score nothing is written, with another the line is a conflict,
+// reported and skipped, unless opts.Overwrite. ImportText returns an error
+// only when reading or writing fails; the entries of the batches written
+// before stay in the book.
 func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error) {
 	var o ImportOptions
 	if opts != nil {
@@ -178,15 +190,31 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 	var st ImportStats
 	batch := b.NewBatch()
 	defer batch.Close()
+	// The scores of the batch not yet written, and a reader of the book as
+	// written so far: a line is checked against both.
+	pending := make(map[[2]uint64]int)
+	reader, err := b.NewReader()
+	if err != nil {
+		return st, err
+	}
+	defer func() { reader.Close() }()
 	commit := func() error {
 		n := batch.Len()
 		if err := batch.Commit(); err != nil {
 			return fmt.Errorf("import: line %d: %w", st.Lines, err)
 		}
 		st.Entries += int64(n)
-		return nil
+		clear(pending)
+		reader.Close()
+		reader, err = b.NewReader()
+		return err
 	}
-	var werr error // a failed write
+	report := func(l Line, err error) {
+		if o.Errors != nil {
+			fmt.Fprintf(o.Errors, "line %d: %v: %s\n", l.Num, err, l.Quote())
+		}
+	}
+	var werr error // a failed read or write of the book
 	rerr := ScanLines(r, func(l Line) bool {
 		st.Lines++
 		if l.Ignorable() {
@@ -198,16 +226,35 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 		if !l.TooLong {
 			e, err = b.parseLine(string(l.Text), o.Origin)
 		}
-		if err == nil {
-			err = batch.Put(e)
-		}
 		if err != nil {
 			st.Bad++
-			if o.Errors != nil {
-				fmt.Fprintf(o.Errors, "line %d: %v: %s\n", l.Num, err, l.Quote())
-			}
+			report(l, err)
 			return true
 		}
+		id := [2]uint64{uint64(e.Depth), e.Key}
+		held, ok := pending[id]
+		if !ok {
+			var v Value
+			if v, ok, werr = reader.GetEntry(e.Depth, e.Key); werr != nil {
+				return false
+			}
+			held = v.Score
+		}
+		switch {
+		case ok && held == e.Score:
+			st.Held++
+			return true
+		case ok && !o.Overwrite:
+			st.Conflicts++
+			report(l, fmt.Errorf("score %d, but %d is held: kept (overwrite to replace it)", e.Score, held))
+			return true
+		}
+		if err := batch.Put(e); err != nil {
+			st.Bad++
+			report(l, err)
+			return true
+		}
+		pending[id] = e.Score
 		if batch.Len() >= o.BatchSize {
 			werr = commit()
 		}

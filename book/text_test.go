@@ -88,7 +88,8 @@ func TestBook_ImportText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ImportStats{Lines: 17, Entries: 6, Skipped: 2, Bad: 9}
+	// Lines 14 and 16 are both the empty board: one entry, then held.
+	want := ImportStats{Lines: 17, Entries: 5, Held: 1, Skipped: 2, Bad: 9}
 	if st != want || !st.AnyBad() {
 		t.Errorf("ImportText = %+v, want %+v", st, want)
 	}
@@ -103,5 +104,28 @@ func TestBook_ImportText(t *testing.T) {
 	}
 	if v, ok, _ := bk.GetMoves(""); !ok || v.Score != 0 {
 		t.Errorf("GetMoves(\"\") = %v, %v", v, ok)
+	}
+
+	// A score other than the one held, from the book or from an earlier
+	// line of the same import, is a conflict unless Overwrite.
+	msgs.Reset()
+	st, err = bk.ImportText(strings.NewReader("12 2\n33 1\n33 -1\n33 1\n"), &ImportOptions{Errors: &msgs, BatchSize: 2})
+	if want := (ImportStats{Lines: 4, Entries: 1, Held: 1, Conflicts: 2}); err != nil || st != want || !st.AnyBad() {
+		t.Errorf("ImportText of conflicts = %+v, %v, want %+v", st, err, want)
+	}
+	for _, line := range []string{"line 1: score 2, but 0 is held", "line 3: score -1, but 1 is held"} {
+		if !strings.Contains(msgs.String(), line) {
+			t.Errorf("messages %q: no %q", msgs.String(), line)
+		}
+	}
+	if v, _, _ := bk.GetMoves("12"); v.Score != 0 {
+		t.Errorf("score of 12 after a conflict: %d, want 0 kept", v.Score)
+	}
+	st, err = bk.ImportText(strings.NewReader("12 2\n"), &ImportOptions{Overwrite: true})
+	if want := (ImportStats{Lines: 1, Entries: 1}); err != nil || st != want {
+		t.Errorf("ImportText with Overwrite = %+v, %v, want %+v", st, err, want)
+	}
+	if v, _, _ := bk.GetMoves("12"); v.Score != 2 {
+		t.Errorf("score of 12 after an overwrite: %d, want 2", v.Score)
 	}
 }

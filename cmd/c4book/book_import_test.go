@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestBookImport_badLines(t *testing.T) {
 	if len(r.stderr) > 2000 {
 		t.Errorf("stderr is %d bytes: a long line is quoted whole", len(r.stderr))
 	}
-	if want := "standard input: 12 lines: 4 entries written, 2 skipped (blank or comment), 6 bad\n"; r.stdout != want {
+	if want := "standard input: 12 lines: 4 entries written, 0 held already, 0 conflicting, 2 skipped (blank or comment), 6 bad\n"; r.stdout != want {
 		t.Errorf("stdout %q, want %q", r.stdout, want)
 	}
 	g := bookGet(t, path, "-\n12\n333\n1\n44\n")
@@ -69,7 +70,17 @@ func TestBookImport_file(t *testing.T) {
 		r := run(t, "", append([]string{"book", "import", "--create", "--book", path, file}, testBoardFlags...)...)
 		wantOK(t, r)
 		n := len(outputLines(solved))
-		if want := file + ": " + itoa(n) + " lines: " + itoa(n) + " entries written"; !strings.HasPrefix(r.stdout, want) {
+		// A position and its mirror image share an entry: the second
+		// line of the two is held already.
+		entries := map[uint64]bool{}
+		for _, l := range outputLines(solved) {
+			p, err := testBoard.Parse(strings.Fields(l)[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries[p.CanonicalKey()] = true
+		}
+		if want := fmt.Sprintf("%s: %d lines: %d entries written, %d held already", file, n, len(entries), n-len(entries)); !strings.HasPrefix(r.stdout, want) {
 			t.Errorf("stdout %q, want it to start with %q", r.stdout, want)
 		}
 		g := bookGet(t, path, solved)
@@ -81,8 +92,29 @@ func TestBookImport_file(t *testing.T) {
 	t.Run("again, into the existing book, from stdin as -", func(t *testing.T) {
 		r := run(t, solved, "book", "import", "--book", path, "-")
 		wantOK(t, r)
-		if !strings.HasPrefix(r.stdout, "standard input: ") {
-			t.Errorf("stdout %q", r.stdout)
+		n := itoa(len(outputLines(solved)))
+		if want := "standard input: " + n + " lines: 0 entries written, " + n + " held already, 0 conflicting"; !strings.HasPrefix(r.stdout, want) {
+			t.Errorf("stdout %q, want it to start with %q", r.stdout, want)
+		}
+	})
+	t.Run("a conflicting score", func(t *testing.T) {
+		scores := scoreMap(t, solved)
+		other := "0"
+		if scores["12"] == "0" {
+			other = "1"
+		}
+		r := run(t, "12 "+other+"\n", "book", "import", "--book", path)
+		wantErr(t, r, "1 of 1 lines are bad or conflicting")
+		if !strings.Contains(r.stderr, "line 1: score "+other+", but "+scores["12"]+" is held") {
+			t.Errorf("stderr %q", r.stderr)
+		}
+		if g := bookGet(t, path, "12\n"); g.stdout != "12 "+scores["12"]+"\n" {
+			t.Errorf("after a refused conflict the book holds %q", g.stdout)
+		}
+		r = run(t, "12 "+other+"\n", "book", "import", "--overwrite", "--book", path)
+		wantOK(t, r)
+		if g := bookGet(t, path, "12\n"); g.stdout != "12 "+other+"\n" {
+			t.Errorf("after --overwrite the book holds %q", g.stdout)
 		}
 	})
 	t.Run("another board given", func(t *testing.T) {
