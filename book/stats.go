@@ -1,10 +1,6 @@
 package book
 
 import (
-	"fmt"
-	"io"
-	"text/tabwriter"
-
 	"github.com/cockroachdb/pebble/v2"
 )
 
@@ -14,6 +10,7 @@ type Stats struct {
 	FormatVersion int               // book format version
 	Entries       int64             // positions in the book
 	ByOrigin      [numOrigins]int64 // positions per Origin (index 0 unused)
+	AtOnce        int64             // of ByOrigin[OriginDerived], those scored at once (see DepthStats)
 	Depths        []DepthStats      // one per depth holding positions, shallowest first
 	Jobs          int               // generation jobs recorded
 	DiskBytes     uint64            // bytes on disk: tables, write-ahead log, manifest
@@ -25,6 +22,10 @@ type DepthStats struct {
 	Depth    int               // stones on the board
 	Entries  int64             // positions of this depth
 	ByOrigin [numOrigins]int64 // positions per Origin (index 0 unused)
+	// AtOnce counts the derived positions scored without their children:
+	// the player to move makes four at once. Generation scores them while
+	// planning; the other derived positions come from their children.
+	AtOnce int64
 }
 
 // Stats reads every entry of the book and counts them per depth and per
@@ -46,6 +47,16 @@ func (b *Book) Stats() (Stats, error) {
 		st.ByOrigin[val.Origin]++
 		byDepth[depth].Entries++
 		byDepth[depth].ByOrigin[val.Origin]++
+		if val.Origin == OriginDerived {
+			e, err := b.decodeEntry(k, v)
+			if err != nil {
+				return err
+			}
+			if p, _ := b.board.PositionFromKey(e.Key); p.CanWinNext() {
+				st.AtOnce++
+				byDepth[depth].AtOnce++
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -102,27 +113,4 @@ func (b *Book) DepthRange() (lo, hi int, ok bool, err error) {
 		return 0, 0, false, readError(err)
 	}
 	return lo, hi, ok, nil
-}
-
-// WriteText writes st as a table, one line per depth, then the totals and
-// the size on disk.
-func (st *Stats) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "depth\tentries\tsolved\tderived\timported\t\n")
-	for _, d := range st.Depths {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t\n", d.Depth, d.Entries,
-			d.ByOrigin[OriginSolved], d.ByOrigin[OriginDerived], d.ByOrigin[OriginImported])
-	}
-	fmt.Fprintf(tw, "all\t%d\t%d\t%d\t%d\t\n", st.Entries,
-		st.ByOrigin[OriginSolved], st.ByOrigin[OriginDerived], st.ByOrigin[OriginImported])
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	perEntry := 0.0
-	if st.Entries > 0 {
-		perEntry = float64(st.TableBytes) / float64(st.Entries)
-	}
-	_, err := fmt.Fprintf(w, "board %s, format %d, %d jobs\ndisk %d bytes (tables %d bytes, %.2f bytes/entry)\n",
-		st.Board, st.FormatVersion, st.Jobs, st.DiskBytes, st.TableBytes, perEntry)
-	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -12,10 +13,10 @@ import (
 )
 
 const bookStatsLong = `Print what the book holds: a table of the positions of each depth
-(entries, and how many were solved by a worker, derived from their
-children or imported), the totals, the board, the size on disk, and the
-generation jobs the book records (id, state, root, depth, positions
-planned, solved and derived).
+(entries, and how many were solved by a worker, scored at once (the player
+to move makes four), derived from their children or imported), the
+totals, the board, the size on disk, and the generation jobs the book
+records (id, state, root, depth, positions planned, solved and derived).
 
 It reads every entry of the book: on a large book it takes a while.`
 
@@ -51,7 +52,7 @@ func writeBookStats(bk *book.Book, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "book %s\n", bk.Path())
-	if err := st.WriteText(w); err != nil {
+	if err := writeStatsTable(w, &st); err != nil {
 		return err
 	}
 	if len(jobs) == 0 {
@@ -61,8 +62,8 @@ func writeBookStats(bk *book.Book, w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "job\tstate\troot\tdepth\tplanned\tsolved\tderived\tupdated\t")
 	for _, j := range jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", j.ID, j.State, solver.FormatMoves(j.Root), j.Depth,
-			j.Planned, j.Solved, j.Derived, j.Updated.Format("2006-01-02 15:04:05Z07:00"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", j.ID, j.State, solver.FormatMoves(j.Root), j.Depth,
+			formatCount(j.Planned), formatCount(j.Solved), formatCount(j.Derived), j.Updated.Format("2006-01-02 15:04:05Z07:00"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -73,4 +74,30 @@ func writeBookStats(bk *book.Book, w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeStatsTable writes st as a table, one line per depth, then the
+// totals, the board and the size on disk.
+func writeStatsTable(w io.Writer, st *book.Stats) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "depth\tentries\tsolved\tat once\tderived\timported\t\n")
+	row := func(depth string, entries int64, by [4]int64, atOnce int64) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", depth, formatCount(entries),
+			formatCount(by[book.OriginSolved]), formatCount(atOnce),
+			formatCount(by[book.OriginDerived]-atOnce), formatCount(by[book.OriginImported]))
+	}
+	for _, d := range st.Depths {
+		row(strconv.Itoa(d.Depth), d.Entries, d.ByOrigin, d.AtOnce)
+	}
+	row("all", st.Entries, st.ByOrigin, st.AtOnce)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	perEntry := 0.0
+	if st.Entries > 0 {
+		perEntry = float64(st.TableBytes) / float64(st.Entries)
+	}
+	_, err := fmt.Fprintf(w, "board %s, format %d, %d jobs\ndisk %s bytes (tables %s bytes, %.2f bytes/entry)\n",
+		st.Board, st.FormatVersion, st.Jobs, formatCount(st.DiskBytes), formatCount(st.TableBytes), perEntry)
+	return err
 }

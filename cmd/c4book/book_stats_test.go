@@ -28,9 +28,9 @@ func TestBookStats(t *testing.T) {
 		// at most as many entries as positions, and more than half.
 		total := 0
 		for depth := 0; depth <= 4; depth++ {
-			m := regexp.MustCompile(fmt.Sprintf(`(?m)^\s+%d\s+(\d+)\s+0\s+0\s+(\d+)\s*$`, depth)).FindStringSubmatch(r.stdout)
+			m := regexp.MustCompile(fmt.Sprintf(`(?m)^\s+%d\s+(\d+)\s+0\s+0\s+0\s+(\d+)\s*$`, depth)).FindStringSubmatch(r.stdout)
 			if m == nil || m[1] != m[2] {
-				t.Errorf("no line \"%d N 0 0 N\" for depth %d", depth, depth)
+				t.Errorf("no line \"%d N 0 0 0 N\" for depth %d", depth, depth)
 				continue
 			}
 			var n int
@@ -40,8 +40,8 @@ func TestBookStats(t *testing.T) {
 			}
 			total += n
 		}
-		if !regexp.MustCompile(fmt.Sprintf(`(?m)^\s+all\s+%d\s+0\s+0\s+%d\s*$`, total, total)).MatchString(r.stdout) {
-			t.Errorf("no totals line \"all %d 0 0 %d\"", total, total)
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^\s+all\s+%d\s+0\s+0\s+0\s+%d\s*$`, total, total)).MatchString(r.stdout) {
+			t.Errorf("no totals line \"all %d 0 0 0 %d\"", total, total)
 		}
 		for _, want := range []string{"book " + path, "board 5x4", "0 jobs", "disk "} {
 			if !strings.Contains(r.stdout, want) {
