@@ -2,6 +2,7 @@ package book
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -11,6 +12,7 @@ func TestBook_Stats(t *testing.T) {
 	win := mustParse(t, board5x4, "112233")
 	atOnceEntry := EntryOf(win, Value{Score: board5x4.WinNowScore(6), Origin: OriginDerived})
 	putAll(t, bk, []Entry{atOnceEntry})
+	entries = slices.DeleteFunc(slices.Clone(entries), func(e Entry) bool { return e.Depth == 6 && e.Key == atOnceEntry.Key })
 	entries = append(entries, atOnceEntry)
 	if _, err := bk.PutJob(Job{ID: "j", Depth: 6, State: JobDone}); err != nil {
 		t.Fatal(err)
