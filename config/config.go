@@ -128,7 +128,7 @@ var keys = []key{
 	{"nats.tls.ca", "TLS certificate authority file (PEM): of the server's certificate with nats.url; with nats.listen, of the client certificates the server requires", func(c *Config) any { return &c.NATS.TLS.CA }},
 	{"queue.ack-wait", "time a worker holds a task before it is redelivered, unless it reports progress; at least 1s", func(c *Config) any { return &c.Queue.AckWait }},
 	{"queue.max-deliver", "deliveries of a task before it is reported as failed; at least 1", func(c *Config) any { return &c.Queue.MaxDeliver }},
-	{"queue.task-size", "positions in one task, 1..100000", func(c *Config) any { return &c.Queue.TaskSize }},
+	{"queue.task-size", "positions in one task, 1..4096", func(c *Config) any { return &c.Queue.TaskSize }},
 	{"queue.cross-check", "fraction of tasks, 0..1, solved twice by different workers and compared; a disagreement is decided by the coordinator's own solver", func(c *Config) any { return &c.Queue.CrossCheck }},
 	{"queue.quarantine-after", "rejected results after which a worker's results are ignored; at least 1", func(c *Config) any { return &c.Queue.QuarantineAfter }},
 	{"worker.concurrency", "solvers a worker runs in parallel; 0 means one per CPU", func(c *Config) any { return &c.Worker.Concurrency }},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -29,10 +30,9 @@ func (e *Error) Error() string {
 
 // Limits of values that no board or machine makes sensible.
 const (
-	maxTTSize   = 1 << 40 // 1 TiB
-	maxThreads  = 256
-	maxTaskSize = 100000
-	minAckWait  = time.Second
+	maxTTSize  = 1 << 40 // 1 TiB
+	maxThreads = 256
+	minAckWait = time.Second
 )
 
 // natsSchemes are the URL schemes NATS clients connect with.
@@ -105,8 +105,8 @@ func (c *Config) Validate() error {
 	if n := c.Queue.MaxDeliver; n < 1 {
 		bad("queue.max-deliver", "%d is out of range: must be at least 1", n)
 	}
-	if n := c.Queue.TaskSize; n < 1 || n > maxTaskSize {
-		bad("queue.task-size", "%d is out of range: must be 1..%d", n, maxTaskSize)
+	if n := c.Queue.TaskSize; n < 1 || n > queue.MaxKeys {
+		bad("queue.task-size", "%d is out of range: must be 1..%d, the most positions a task message holds", n, queue.MaxKeys)
 	}
 	if f := c.Queue.CrossCheck; f < 0 || f > 1 || f != f {
 		bad("queue.cross-check", "%v is out of range: must be a fraction 0..1 (0.05: one task in twenty)", f)

@@ -69,8 +69,11 @@ type Config struct {
 	// solver.DefaultTableBytes.
 	RefereeTableBytes int64
 	// MinFreeBytes is the free space on the book's disk under which the
-	// coordinator stops writing (and taking results) until space is freed.
-	// The default value is DefaultMinFreeBytes; -1 turns the check off.
+	// coordinator stops writing (and taking results) until space is freed:
+	// Pebble stops the process when it cannot write its log, so writing
+	// must stop before the disk is full. The default value (0) turns the
+	// check off; the commands set it from book.min-free (256 MiB unless
+	// set).
 	MinFreeBytes int64
 }
 
@@ -138,9 +141,6 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	if cfg.QuarantineAfter <= 0 {
 		cfg.QuarantineAfter = 3
-	}
-	if cfg.MinFreeBytes == 0 {
-		cfg.MinFreeBytes = DefaultMinFreeBytes
 	}
 	if cfg.CrossCheck < 0 || cfg.CrossCheck > 1 {
 		return Summary{}, fmt.Errorf("cross-check fraction %v: must be between 0 and 1", cfg.CrossCheck)

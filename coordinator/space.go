@@ -9,11 +9,6 @@ import (
 	"github.com/c4book/c4book/book"
 )
 
-// DefaultMinFreeBytes is the least free space on the book's disk under
-// which a coordinator stops writing: Pebble stops the process when it
-// cannot write its log, so writing must stop before the disk is full.
-const DefaultMinFreeBytes = 256 << 20
-
 // spaceCheckEvery is how often a coordinator waiting for disk space looks
 // again.
 const spaceCheckEvery = 5 * time.Second

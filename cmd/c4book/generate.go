@@ -185,7 +185,7 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		CrossCheck:        cfg.Queue.CrossCheck,
 		QuarantineAfter:   cfg.Queue.QuarantineAfter,
 		RefereeTableBytes: int64(cfg.Solver.TTSize),
-		MinFreeBytes:      minFree(cfg.Book.MinFree),
+		MinFreeBytes:      int64(cfg.Book.MinFree),
 	})
 	stopProgress()
 	<-progressDone
@@ -410,13 +410,4 @@ func printFailed(w io.Writer, failed []coordinator.FailedTask) {
 		}
 		fmt.Fprintf(w, "failed task %d: positions %s%s\n", f.Index, strings.Join(moves, " "), more)
 	}
-}
-
-// minFree returns the coordinator's MinFreeBytes for book.min-free: 0
-// turns the check off.
-func minFree(z config.Size) int64 {
-	if z == 0 {
-		return -1
-	}
-	return int64(z)
 }
