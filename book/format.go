@@ -3,6 +3,8 @@ package book
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/c4book/c4book/solver"
 )
 
 // # On-disk format of positions
@@ -39,7 +41,8 @@ import (
 //	         a later version may make values longer.
 //	origin:  how the score was obtained: OriginSolved (1), OriginDerived (2)
 //	         or OriginImported (3); 0 and 4..15 are invalid.
-//	score:   the exact score in Pons' convention, in [MinScore, MaxScore].
+//	score:   the exact score in Pons' convention, in [solver.MinScore,
+//	         solver.MaxScore].
 //
 // Pebble compresses its blocks and shares key prefixes between neighbours,
 // so an entry costs far less on disk than its 11 bytes.
@@ -59,13 +62,6 @@ const (
 	originMask    = 0x0F
 	versionMask   = 0x0F
 	valueScoreIdx = 1
-)
-
-// Scores of every supported board lie in [MinScore, MaxScore]: a board has
-// at most 64 cells, and a score is at most half the cells left.
-const (
-	MinScore = -32
-	MaxScore = 32
 )
 
 // Origin says how the score of an entry was obtained.
@@ -145,8 +141,8 @@ func DecodeKey(k []byte) (depth int, key uint64, err error) {
 // AppendValue appends the 2-byte encoding of v to dst. It returns an error
 // if the score or the origin cannot be stored.
 func AppendValue(dst []byte, v Value) ([]byte, error) {
-	if v.Score < MinScore || v.Score > MaxScore {
-		return dst, fmt.Errorf("score %d outside [%d, %d]", v.Score, MinScore, MaxScore)
+	if v.Score < solver.MinScore || v.Score > solver.MaxScore {
+		return dst, fmt.Errorf("score %d outside [%d, %d]", v.Score, solver.MinScore, solver.MaxScore)
 	}
 	if !v.Origin.Valid() {
 		return dst, fmt.Errorf("invalid %v", v.Origin)
@@ -172,8 +168,8 @@ func DecodeValue(k, v []byte) (Value, error) {
 		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("invalid %v", o)}
 	}
 	score := int(int8(v[valueScoreIdx]))
-	if score < MinScore || score > MaxScore {
-		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("score %d outside [%d, %d]", score, MinScore, MaxScore)}
+	if score < solver.MinScore || score > solver.MaxScore {
+		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("score %d outside [%d, %d]", score, solver.MinScore, solver.MaxScore)}
 	}
 	return Value{Score: score, Origin: o}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/c4book/c4book/solver"
 )
 
 func TestAppendKey(t *testing.T) {
@@ -62,7 +64,7 @@ func TestDecodeKey_errors(t *testing.T) {
 
 func TestAppendValue(t *testing.T) {
 	for _, o := range Origins {
-		for score := MinScore; score <= MaxScore; score++ {
+		for score := solver.MinScore; score <= solver.MaxScore; score++ {
 			v := Value{Score: score, Origin: o}
 			enc, err := AppendValue(nil, v)
 			if err != nil {

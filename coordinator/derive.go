@@ -90,7 +90,7 @@ func (d *deriver) visit(p solver.Position) error {
 	default:
 		// No child is terminal (the player to move cannot make four), and
 		// every child was visited: each is in the book or the batch.
-		score = -1 << 10
+		score = solver.MinScore
 		for col := range b.Width() {
 			if !p.CanPlay(col) {
 				continue

@@ -47,7 +47,7 @@ import (
 //	W:       1..MaxWorkerIDLen; the worker id passes ValidWorkerID.
 //	elapsed: at least 0.
 //	N:       1..MaxKeys; keys echo the task's keys, scores[i] is the
-//	         exact score of keys[i], in [-MaxScore, MaxScore].
+//	         exact score of keys[i], in [solver.MinScore, solver.MaxScore].
 
 // Message kinds and versions; see the diagrams above.
 const (
@@ -66,9 +66,6 @@ const (
 const (
 	// MaxKeys is the most positions in one task (and one result).
 	MaxKeys = 4096
-	// MaxScore bounds the absolute value of a score on every supported
-	// board: a board has at most 64 cells, a score at most half of them.
-	MaxScore = 32
 )
 
 // Task is a batch of positions for one worker to solve. The positions are
@@ -249,7 +246,7 @@ func (r *Result) UnmarshalBinary(data []byte) error {
 }
 
 // Validate returns nil if r can be encoded: valid job and worker ids,
-// 1..MaxKeys keys with as many scores, scores in [-MaxScore, MaxScore],
+// 1..MaxKeys keys with as many scores, scores in [solver.MinScore, solver.MaxScore],
 // Elapsed not negative. The error wraps ErrMalformed.
 func (r *Result) Validate() error {
 	if err := ValidJobID(r.JobID); err != nil {
@@ -265,8 +262,8 @@ func (r *Result) Validate() error {
 		return malformed("result %s/%d: %d scores for %d keys", r.JobID, r.TaskID, len(r.Scores), len(r.Keys))
 	}
 	for i, s := range r.Scores {
-		if s < -MaxScore || s > MaxScore {
-			return malformed("result %s/%d: score %d of key %#x is %d, outside [-%d, %d]", r.JobID, r.TaskID, i, r.Keys[i], s, MaxScore, MaxScore)
+		if s < solver.MinScore || s > solver.MaxScore {
+			return malformed("result %s/%d: score %d of key %#x is %d, outside [%d, %d]", r.JobID, r.TaskID, i, r.Keys[i], s, solver.MinScore, solver.MaxScore)
 		}
 	}
 	if r.Elapsed < 0 {

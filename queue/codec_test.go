@@ -138,7 +138,7 @@ func TestResult_MarshalBinary(t *testing.T) {
 	task := testTask(t, "job-1", 77, 50)
 	full := resultFor(testTask(t, strings.Repeat("J", MaxJobIDLen), ^uint64(0), MaxKeys), strings.Repeat("~", MaxWorkerIDLen))
 	for i := range full.Scores {
-		full.Scores[i] = int8(i%(2*MaxScore+1) - MaxScore)
+		full.Scores[i] = int8(i%(2*solver.MaxScore+1) - solver.MaxScore)
 	}
 	full.Nodes, full.Elapsed = ^uint64(0), time.Duration(1<<63-1)
 	cases := []struct {
@@ -212,7 +212,7 @@ func TestResult_UnmarshalBinary(t *testing.T) {
 		{"3 keys, 2 present", good[:len(good)-9], "result: 3 keys announced, 2 present"},
 		{"trailing bytes", append(bytes.Clone(good), 1, 2), "result: 2 trailing bytes after 3 keys"},
 		{"zero keys", edit(func(b []byte) []byte { b[33], b[34] = 0, 0; return b[:35] }), "result: 0 keys"},
-		{"score too high", edit(func(b []byte) []byte { b[len(b)-1] = MaxScore + 1; return b }), "is 33, outside [-32, 32]"},
+		{"score too high", edit(func(b []byte) []byte { b[len(b)-1] = solver.MaxScore + 1; return b }), "is 33, outside [-32, 32]"},
 		{"score too low", edit(func(b []byte) []byte { b[len(b)-2] = 0x80; return b }), "is -128"},
 	}
 	for _, c := range cases {
@@ -293,7 +293,7 @@ func FuzzTaskUnmarshalBinary(f *testing.F) {
 // FuzzResultUnmarshalBinary is FuzzTaskUnmarshalBinary for results.
 func FuzzResultUnmarshalBinary(f *testing.F) {
 	r := resultFor(testTask(f, "job", 1, 3), "w-1")
-	r.Scores[1] = -MaxScore
+	r.Scores[1] = -solver.MaxScore
 	data, err := r.MarshalBinary()
 	if err != nil {
 		f.Fatal(err)

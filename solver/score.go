@@ -50,12 +50,22 @@ func Outcome(score int) int {
 	return 0
 }
 
+// MaxScore and MinScore bound the score of every position of every board:
+// a board has fewer than 64 cells, and a win with the next stone scores
+// half the empty cells, rounded up.
+const (
+	MaxScore = 32
+	MinScore = -MaxScore
+)
+
+// infScore is beyond every score: the best of a search before any move.
+const infScore = MaxScore + 1
+
 // The transposition table stores a score in an unsigned field of
-// scoreBits bits as score - scoreOffset. Boards have at most 64 - Width
-// cells, so every score lies in [-32, 32].
+// scoreBits bits as score - scoreOffset.
 const (
 	scoreBits   = 7
-	scoreOffset = -32
+	scoreOffset = MinScore
 )
 
 // toTableScore converts a score to its table field; fromTableScore is its

@@ -468,9 +468,6 @@ func closes(alpha, beta, lo, hi int) (int, bool) {
 	return 0, false
 }
 
-// infScore is beyond any score.
-const infScore = 1 << 10
-
 // search returns the value of p searched in the window (alpha, beta),
 // fail-soft (see negamax). Preconditions: alpha < beta, p is not over and
 // its player to move cannot make four at once.
