@@ -200,14 +200,14 @@ func TestBook_Entries(t *testing.T) {
 
 func TestBook_Jobs(t *testing.T) {
 	bk := newBook(t, board5x4)
-	j, err := bk.PutJob(Job{ID: "d8", Root: "", Depth: 8, State: JobPlanned, Planned: 100})
+	j, err := bk.PutJob(Job{ID: "d8", Root: "", Depth: 8, State: JobPlanning, Planned: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if j.Created.IsZero() || j.Updated.IsZero() {
 		t.Errorf("PutJob did not stamp the job: %+v", j)
 	}
-	j.State, j.Solved = JobRunning, 40
+	j.State, j.Solved = JobSolving, 40
 	if _, err := bk.PutJob(j); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestBook_Jobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, ok, err := bk.Job("d8")
-	if err != nil || !ok || got.State != JobRunning || got.Solved != 40 || !got.Created.Equal(j.Created) {
+	if err != nil || !ok || got.State != JobSolving || got.Solved != 40 || !got.Created.Equal(j.Created) {
 		t.Errorf("Job(d8) = %+v, %v, %v", got, ok, err)
 	}
 	jobs, err := bk.Jobs()
@@ -225,6 +225,17 @@ func TestBook_Jobs(t *testing.T) {
 	if _, ok, _ := bk.Job("nope"); ok {
 		t.Error("Job(nope) found")
 	}
+	// A record of the first format's states reads as the state it is now.
+	old := append([]byte{jobVersion}, `{"id":"old","depth":8,"state":"running"}`...)
+	if err := bk.db.Set(jobKey("old"), old, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := bk.Job("old"); err != nil || !ok || got.State != JobSolving {
+		t.Errorf(`Job(old) of state "running" = %+v, %v, %v: want state solving`, got, ok, err)
+	}
+	if err := bk.DeleteJob("old"); err != nil {
+		t.Fatal(err)
+	}
 	if err := bk.DeleteJob("a"); err != nil {
 		t.Fatal(err)
 	}
@@ -232,9 +243,9 @@ func TestBook_Jobs(t *testing.T) {
 		t.Errorf("Jobs after delete = %+v", jobs)
 	}
 	for name, bad := range map[string]Job{
-		"no id":     {Depth: 4, State: JobPlanned},
-		"bad root":  {ID: "x", Root: "9", Depth: 4, State: JobPlanned},
-		"bad depth": {ID: "x", Root: "11", Depth: 1, State: JobPlanned},
+		"no id":     {Depth: 4, State: JobPlanning},
+		"bad root":  {ID: "x", Root: "9", Depth: 4, State: JobPlanning},
+		"bad depth": {ID: "x", Root: "11", Depth: 1, State: JobPlanning},
 		"bad state": {ID: "x", Depth: 4, State: "sleeping"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -81,16 +81,24 @@ func decodeBookRecord(v []byte) (version int, b *solver.Board, err error) {
 	return version, b, nil
 }
 
-// JobState is the state of a generation job.
+// JobState is where a generation job is. It is the one vocabulary of the
+// book's job record, the job status a coordinator publishes and its
+// progress lines.
 type JobState string
 
 // Job states, in the order a job goes through them.
 const (
-	JobPlanned JobState = "planned" // enumerated, nothing solved yet
-	JobRunning JobState = "running" // tasks published, results coming in
-	JobDone    JobState = "done"    // every position of the job is in the book
-	JobFailed  JobState = "failed"  // stopped on an error that needs a person
+	JobPlanning JobState = "planning" // enumerating its positions
+	JobSolving  JobState = "solving"  // the plan is stored: workers solve the leaves
+	JobDeriving JobState = "deriving" // the leaves are in: shallower scores come from deeper ones
+	JobDone     JobState = "done"     // every position of the job is in the book
+	JobFailed   JobState = "failed"   // stopped on an error that needs a person
+	JobStopped  JobState = "stopped"  // its coordinator stopped before the end; running it again resumes
 )
+
+// oldJobStates are the states of format 1 job records written before
+// JobState had its present values, and what they are now.
+var oldJobStates = map[JobState]JobState{"planned": JobSolving, "running": JobSolving}
 
 // Job is the spec and the state of one generation job: every position under
 // Root up to Depth stones. A generation coordinator keeps it in the book it
@@ -129,7 +137,7 @@ func (j *Job) validate(b *solver.Board) error {
 		return fmt.Errorf("job %q: depth %d outside [%d, %d]", j.ID, j.Depth, root.Moves(), b.Cells())
 	}
 	switch j.State {
-	case JobPlanned, JobRunning, JobDone, JobFailed:
+	case JobPlanning, JobSolving, JobDeriving, JobDone, JobFailed, JobStopped:
 	default:
 		return fmt.Errorf("job %q: unknown state %q", j.ID, j.State)
 	}
@@ -159,6 +167,9 @@ func decodeJob(k, v []byte) (Job, error) {
 	}
 	if len(k) < 2 || string(k[2:]) != j.ID {
 		return Job{}, &CorruptError{Key: k, Reason: fmt.Sprintf("job record holds id %q", j.ID)}
+	}
+	if now, ok := oldJobStates[j.State]; ok {
+		j.State = now
 	}
 	return j, nil
 }

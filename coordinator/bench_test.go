@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
@@ -38,7 +39,7 @@ func BenchmarkRun_fakeWorkers(b *testing.B) {
 				var tasks, leaves int64
 				cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(b),
 					Progress: func(p coordinator.Progress) {
-						if p.Phase == coordinator.Solving && p.Total > 0 && p.Done == p.Total {
+						if p.Phase == book.JobSolving && p.Total > 0 && p.Done == p.Total {
 							solveTime, leaves = p.Elapsed, p.Total
 						}
 					}}
@@ -76,7 +77,7 @@ func BenchmarkRun_grouping(b *testing.B) {
 		var leaves int64
 		cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(b),
 			Progress: func(p coordinator.Progress) {
-				if p.Phase == coordinator.Solving && p.Total > 0 && p.Done == p.Total {
+				if p.Phase == book.JobSolving && p.Total > 0 && p.Done == p.Total {
 					solveTime, leaves = p.Elapsed, p.Total
 				}
 			}}
@@ -143,7 +144,7 @@ func BenchmarkRun_storeResults(b *testing.B) {
 				var storing time.Duration
 				cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(b),
 					Progress: func(p coordinator.Progress) {
-						if p.Phase == coordinator.Solving && p.Total > 0 && p.Done == p.Total {
+						if p.Phase == book.JobSolving && p.Total > 0 && p.Done == p.Total {
 							storing = max(storing, p.Elapsed)
 						}
 					}}

@@ -77,19 +77,9 @@ type Config struct {
 	MinFreeBytes int64
 }
 
-// Phase is a stage of a job.
-type Phase string
-
-// The phases of a job, in order.
-const (
-	Planning Phase = "planning" // enumerating positions
-	Solving  Phase = "solving"  // workers solve the leaves
-	Deriving Phase = "deriving" // shallower scores from deeper ones
-)
-
 // Progress is where a job stands.
 type Progress struct {
-	Phase   Phase
+	Phase   book.JobState // JobPlanning, JobSolving or JobDeriving
 	Done    int64         // positions done in this phase
 	Total   int64         // positions of this phase, 0 if not known yet
 	Elapsed time.Duration // since the phase began
@@ -188,7 +178,7 @@ type job struct {
 	refereeSolver *solver.Solver       // the coordinator's own, for disagreements
 	diskFull      atomic.Bool          // writes wait for disk space
 
-	lastState           string // of the last status stored
+	lastState           book.JobState // of the last status stored
 	lastDone, lastTotal int64
 }
 
@@ -241,7 +231,7 @@ func (j *job) save(state book.JobState, message string) error {
 }
 
 // progress reports p to the configured callback.
-func (j *job) progress(phase Phase, done, total int64, since time.Time) {
+func (j *job) progress(phase book.JobState, done, total int64, since time.Time) {
 	if j.cfg.Progress != nil {
 		j.cfg.Progress(Progress{Phase: phase, Done: done, Total: total, Elapsed: time.Since(since)})
 	}
@@ -252,7 +242,7 @@ func (j *job) progress(phase Phase, done, total int64, since time.Time) {
 func (j *job) plan(ctx context.Context) error {
 	start := time.Now()
 	j.log.Info("planning", "root", j.cfg.Spec.Root, "depth", j.cfg.Spec.Depth)
-	pl, err := MakePlan(ctx, j.cfg.Spec, j.cfg.Book, func(n int64) { j.progress(Planning, n, 0, start) })
+	pl, err := MakePlan(ctx, j.cfg.Spec, j.cfg.Book, func(n int64) { j.progress(book.JobPlanning, n, 0, start) })
 	if err != nil {
 		return err
 	}
@@ -283,8 +273,8 @@ func (j *job) plan(ctx context.Context) error {
 	j.pending = len(j.tasks)
 	j.log.Info("planned", "positions", pl.Positions, "in_book", pl.InBook, "to_solve", len(pl.Leaves),
 		"tasks", len(j.tasks), "scored_at_once", len(pl.Immediate), "to_derive", pl.Interior, "took", time.Since(start).Round(time.Millisecond))
-	j.progress(Planning, pl.Positions, pl.Positions, start)
-	return j.save(book.JobPlanned, "")
+	j.progress(book.JobPlanning, pl.Positions, pl.Positions, start)
+	return j.save(book.JobSolving, "")
 }
 
 // loadPlan reads the plan a former run stored and marks the tasks whose
@@ -342,7 +332,7 @@ func (j *job) leavesLeft() (left, total int64) {
 // is done or failed.
 func (j *job) solve(ctx context.Context) error {
 	q := j.cfg.Queue
-	if err := j.save(book.JobRunning, ""); err != nil {
+	if err := j.save(book.JobSolving, ""); err != nil {
 		return err
 	}
 	if err := j.retry(ctx, "setting up the queue", func() error { return q.EnsureStreams(ctx, j.cfg.Stream) }); err != nil {
@@ -406,10 +396,10 @@ func (j *job) solve(ctx context.Context) error {
 	j.log.Info("tasks published", "tasks", j.pending, "positions", left)
 	start := time.Now()
 	doneLeaves := total - left
-	j.progress(Solving, doneLeaves, total, start)
+	j.progress(book.JobSolving, doneLeaves, total, start)
 	status := time.NewTicker(j.cfg.StatusEvery)
 	defer status.Stop()
-	j.putStatus(ctx, "running", doneLeaves, total)
+	j.putStatus(ctx, book.JobSolving, doneLeaves, total)
 
 	for j.pending > 0 {
 		select {
@@ -417,9 +407,9 @@ func (j *job) solve(ctx context.Context) error {
 			j.taskFailed(ctx, seq)
 			continue
 		case <-status.C:
-			j.putStatus(ctx, "running", doneLeaves, total)
+			j.putStatus(ctx, book.JobSolving, doneLeaves, total)
 			j.record.Solved = doneLeaves
-			if err := j.save(book.JobRunning, ""); err != nil {
+			if err := j.save(book.JobSolving, ""); err != nil {
 				return err
 			}
 			continue
@@ -428,7 +418,7 @@ func (j *job) solve(ctx context.Context) error {
 		n, err := j.fetch(ctx, results, time.Second)
 		switch {
 		case ctx.Err() != nil:
-			j.putStatus(context.WithoutCancel(ctx), "interrupted", doneLeaves, total)
+			j.putStatus(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
 			return ctx.Err()
 		case errors.Is(err, errNoResult):
 			continue
@@ -436,7 +426,7 @@ func (j *job) solve(ctx context.Context) error {
 			return err
 		}
 		doneLeaves += n
-		j.progress(Solving, doneLeaves, total, start)
+		j.progress(book.JobSolving, doneLeaves, total, start)
 	}
 	j.record.Solved = doneLeaves
 	j.summary.Failed = j.summary.Failed[:0]
@@ -447,13 +437,13 @@ func (j *job) solve(ctx context.Context) error {
 	}
 	if failed := len(j.summary.Failed); failed > 0 {
 		msg := fmt.Sprintf("%d of %d tasks failed after %d deliveries each; run the same command again to retry them", failed, len(j.tasks), j.cfg.Stream.MaxDeliver)
-		j.putStatus(ctx, "failed", doneLeaves, total)
+		j.putStatus(ctx, book.JobFailed, doneLeaves, total)
 		if err := j.save(book.JobFailed, msg); err != nil {
 			return err
 		}
 		return fmt.Errorf("%w: %s", ErrTasksFailed, msg)
 	}
-	j.putStatus(ctx, "deriving", doneLeaves, total)
+	j.putStatus(ctx, book.JobDeriving, doneLeaves, total)
 	return nil
 }
 
@@ -509,7 +499,7 @@ func (j *job) drain(ctx context.Context, results *queue.ResultSource) error {
 			return err
 		}
 		stored += n
-		j.progress(Solving, total-left+stored, total, start)
+		j.progress(book.JobSolving, total-left+stored, total, start)
 	}
 	return nil
 }
@@ -668,13 +658,13 @@ func (j *job) moves(index int) []string {
 
 // putStatus stores the job status in the queue's status bucket; a failure
 // is logged, not fatal.
-func (j *job) putStatus(ctx context.Context, state string, done, total int64) {
+func (j *job) putStatus(ctx context.Context, state book.JobState, done, total int64) {
 	j.lastState, j.lastDone, j.lastTotal = state, done, total
 	if j.diskFull.Load() {
 		state = "waiting for disk space"
 	}
 	err := j.cfg.Queue.PutJobStatus(ctx, queue.JobStatus{
-		JobID: j.id, State: state, Total: uint64(total), Done: uint64(done),
+		JobID: j.id, State: string(state), Total: uint64(total), Done: uint64(done),
 		Failed: uint64(len(j.summary.Failed)), Started: j.start, Quarantined: j.summary.Quarantined,
 	})
 	if err != nil && ctx.Err() == nil {
@@ -685,8 +675,8 @@ func (j *job) putStatus(ctx context.Context, state string, done, total int64) {
 // derive scores the interior positions and marks the job done.
 func (j *job) derive(ctx context.Context) error {
 	start := time.Now()
-	j.progress(Deriving, 0, 0, start)
-	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, func(n int64) { j.progress(Deriving, n, 0, start) })
+	j.progress(book.JobDeriving, 0, 0, start)
+	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, func(n int64) { j.progress(book.JobDeriving, n, 0, start) })
 	j.summary.Derived = n
 	if err != nil {
 		return fmt.Errorf("deriving: %w", err)
@@ -694,7 +684,7 @@ func (j *job) derive(ctx context.Context) error {
 	j.record.Derived += n
 	// The positions this run did not write were in the book before it.
 	j.summary.InBook = j.summary.Positions - j.summary.Solved - j.summary.Immediate - j.summary.Derived
-	j.progress(Deriving, n, n, start)
+	j.progress(book.JobDeriving, n, n, start)
 	if err := j.save(book.JobDone, ""); err != nil {
 		return err
 	}
@@ -703,7 +693,7 @@ func (j *job) derive(ctx context.Context) error {
 	}
 	if len(j.tasks) > 0 {
 		_, total := j.leavesLeft()
-		j.putStatus(ctx, "done", total, total)
+		j.putStatus(ctx, book.JobDone, total, total)
 	}
 	j.log.Info("job complete", "derived", n, "took", time.Since(j.start).Round(time.Millisecond))
 	return nil

@@ -261,7 +261,7 @@ func TestRun_coordinatorRestart(t *testing.T) {
 	var total int64
 	cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
 		Progress: func(p coordinator.Progress) {
-			if p.Phase == coordinator.Solving && p.Total > 0 && p.Done >= p.Total/3 {
+			if p.Phase == book.JobSolving && p.Total > 0 && p.Done >= p.Total/3 {
 				total = p.Total
 				crash()
 			}

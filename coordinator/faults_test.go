@@ -204,7 +204,7 @@ func TestRun_serverRestart(t *testing.T) {
 	var once sync.Once
 	cfg := coordinator.Config{Spec: spec, Book: bk, Queue: coordConn, Stream: stream, Log: logger(t),
 		Progress: func(p coordinator.Progress) {
-			if p.Phase == coordinator.Solving && p.Total > 0 && p.Done >= p.Total/3 {
+			if p.Phase == book.JobSolving && p.Total > 0 && p.Done >= p.Total/3 {
 				once.Do(func() {
 					go func() {
 						defer close(restarted)
@@ -267,7 +267,7 @@ func TestRun_diskFull(t *testing.T) {
 	filled := make(chan struct{})
 	cfg := coordinator.Config{Spec: spec, Book: bk, Queue: c.conn, Stream: c.stream, Log: logger(t), MinFreeBytes: 1 << 30,
 		Progress: func(p coordinator.Progress) {
-			if p.Phase == coordinator.Solving && p.Total > 0 && p.Done >= p.Total/3 {
+			if p.Phase == book.JobSolving && p.Total > 0 && p.Done >= p.Total/3 {
 				once.Do(func() {
 					avail.Store(1 << 20) // below MinFreeBytes
 					close(filled)

@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator"
 )
 
 func TestProgressBar(t *testing.T) {
-	base := coordinator.Progress{Phase: coordinator.Solving, Done: 1000, Total: 4000, Elapsed: time.Second}
+	base := coordinator.Progress{Phase: book.JobSolving, Done: 1000, Total: 4000, Elapsed: time.Second}
 	cases := []struct {
 		name string
 		cur  coordinator.Progress
@@ -19,7 +20,7 @@ func TestProgressBar(t *testing.T) {
 	}{
 		{
 			"half done, resumed at a quarter",
-			coordinator.Progress{Phase: coordinator.Solving, Done: 2000, Total: 4000, Elapsed: 11 * time.Second},
+			coordinator.Progress{Phase: book.JobSolving, Done: 2000, Total: 4000, Elapsed: 11 * time.Second},
 			"solving  [============>           ] 2,000/4,000 positions (50.0%)  100/s  ETA 20s",
 			"solving 2,000/4,000 positions (50.0%), 100/s, ETA 20s",
 		},
@@ -31,7 +32,7 @@ func TestProgressBar(t *testing.T) {
 		},
 		{
 			"done",
-			coordinator.Progress{Phase: coordinator.Solving, Done: 4000, Total: 4000, Elapsed: 31 * time.Second},
+			coordinator.Progress{Phase: book.JobSolving, Done: 4000, Total: 4000, Elapsed: 31 * time.Second},
 			"solving  [========================] 4,000/4,000 positions (100.0%)  100/s",
 			"solving 4,000/4,000 positions (100.0%), 100/s",
 		},
@@ -47,8 +48,8 @@ func TestProgressBar(t *testing.T) {
 		})
 	}
 	t.Run("total not known yet", func(t *testing.T) {
-		b := coordinator.Progress{Phase: coordinator.Deriving}
-		cur := coordinator.Progress{Phase: coordinator.Deriving, Done: 12345, Elapsed: 5 * time.Second}
+		b := coordinator.Progress{Phase: book.JobDeriving}
+		cur := coordinator.Progress{Phase: book.JobDeriving, Done: 12345, Elapsed: 5 * time.Second}
 		if got, want := progressBar(b, cur), "deriving 12,345 positions  2,469/s"; got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
@@ -60,11 +61,11 @@ func TestConsole_Write(t *testing.T) {
 		var out strings.Builder
 		c := newConsole(&out, true)
 		c.logger(slog.LevelInfo).Info("before any progress")
-		c.update(coordinator.Progress{Phase: coordinator.Planning, Done: 10})
+		c.update(coordinator.Progress{Phase: book.JobPlanning, Done: 10})
 		c.logger(slog.LevelInfo).Info("planned")
 		c.stop()
 		got := out.String()
-		bar := progressBar(coordinator.Progress{Phase: coordinator.Planning, Done: 10}, coordinator.Progress{Phase: coordinator.Planning, Done: 10})
+		bar := progressBar(coordinator.Progress{Phase: book.JobPlanning, Done: 10}, coordinator.Progress{Phase: book.JobPlanning, Done: 10})
 		if strings.Count(got, bar) != 1 || !strings.HasSuffix(got, bar+"\r\x1b[K") || strings.Contains(got, "\x1b[K\r\x1b[K") {
 			t.Errorf("got %q", got)
 		}
@@ -75,7 +76,7 @@ func TestConsole_Write(t *testing.T) {
 	t.Run("not a terminal: no bar", func(t *testing.T) {
 		var out strings.Builder
 		c := newConsole(&out, false)
-		c.update(coordinator.Progress{Phase: coordinator.Planning, Done: 10})
+		c.update(coordinator.Progress{Phase: book.JobPlanning, Done: 10})
 		c.logger(slog.LevelInfo).Info("planned")
 		c.stop()
 		if got := out.String(); strings.Contains(got, "\r") || strings.Contains(got, "[") || !strings.Contains(got, "msg=planned") {
