@@ -229,7 +229,7 @@ func checkBookRecord(db *pebble.DB, want *solver.Board) (*solver.Board, error) {
 	if err != nil {
 		return nil, err
 	}
-	if want != nil && (want.Width() != board.Width() || want.Height() != board.Height()) {
+	if want != nil && !want.Equal(board) {
 		return nil, fmt.Errorf("%w: the book holds %v positions, not %v", ErrBoardMismatch, board, want)
 	}
 	return board, nil

@@ -159,7 +159,7 @@ func (w *Batch) Close() error {
 
 // checkBoard returns an error if board is not the size of the book's.
 func (b *Book) checkBoard(board *solver.Board) error {
-	if board == nil || board.Width() != b.board.Width() || board.Height() != b.board.Height() {
+	if !b.board.Equal(board) {
 		return fmt.Errorf("%w: position of board %v in a book of %v", ErrBoardMismatch, board, b.board)
 	}
 	return nil

@@ -52,10 +52,7 @@ func (b *Book) MoveScores(p solver.Position, s *solver.Solver) ([]MoveScore, err
 		return nil, nil
 	}
 	var scores []MoveScore
-	for col := range b.board.Width() {
-		if !p.CanPlay(col) {
-			continue
-		}
+	for col := range p.Children() {
 		m, err := b.moveScore(p, col, s)
 		if err != nil {
 			return nil, err

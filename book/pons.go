@@ -338,7 +338,7 @@ func ReadPons(r io.Reader) (*PonsBook, error) {
 // Pons' OpeningBook::get finds it.
 func (pb *PonsBook) Get(p solver.Position) (score int, ok bool) {
 	b := p.Board()
-	if b.Width() != pb.Board.Width() || b.Height() != pb.Board.Height() || p.Moves() > pb.Depth {
+	if !b.Equal(pb.Board) || p.Moves() > pb.Depth {
 		return 0, false
 	}
 	key3 := ponsKey3(b, p.Key())

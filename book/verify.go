@@ -195,10 +195,7 @@ func (b *Book) childrenScore(p solver.Position) (int, bool, error) {
 		return b.board.WinNowScore(p.Moves()), true, nil
 	}
 	best, seen := 0, false
-	for col := range b.board.Width() {
-		if !p.CanPlay(col) {
-			continue
-		}
+	for col := range p.Children() {
 		m, found, err := b.childScore(b, p, col)
 		switch {
 		case errors.Is(err, ErrCorrupt): // a bad record or file

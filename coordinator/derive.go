@@ -62,12 +62,7 @@ func (d *deriver) visit(p solver.Position) error {
 	}
 	b := d.spec.Board
 	if p.Moves() < d.spec.Depth {
-		for col := range b.Width() {
-			if !p.CanPlay(col) {
-				continue
-			}
-			child := p
-			child.Play(col)
+		for _, child := range p.Children() {
 			if child.LastMoveWon() {
 				continue
 			}
@@ -91,12 +86,7 @@ func (d *deriver) visit(p solver.Position) error {
 		// No child is terminal (the player to move cannot make four), and
 		// every child was visited: each is in the book or the batch.
 		score = solver.MinScore
-		for col := range b.Width() {
-			if !p.CanPlay(col) {
-				continue
-			}
-			child := p
-			child.Play(col)
+		for _, child := range p.Children() {
 			v, known, err := d.score(child)
 			if err != nil {
 				return err

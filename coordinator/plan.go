@@ -137,12 +137,7 @@ func (pl *plan) visit(p solver.Position) error {
 	}
 	// The children, also when p is in the book or won at once: they are
 	// positions of the job too.
-	for col := range b.Width() {
-		if !p.CanPlay(col) {
-			continue
-		}
-		child := p
-		child.Play(col)
+	for _, child := range p.Children() {
 		if child.LastMoveWon() {
 			continue // terminal: not a book position
 		}

@@ -26,10 +26,10 @@ import (
 //	| 0x54   | 1       |       |        |                     |       | J bytes  |       | uint64          |
 //	+--------+---------+-------+--------+---------------------+-------+----------+-------+-----------------+
 //
-//	width, height: a board the solver supports (solver.NewBoard).
+//	width, height: a board the solver supports (solver.CheckSize).
 //	J:             1..MaxJobIDLen; the job id passes ValidJobID.
 //	N:             1..MaxKeys; every key is a position of the board
-//	               (solver.Position.Key, checked with PositionFromKey).
+//	               (solver.Position.Key), checked by the worker.
 //
 // Result, version 1 (30 + J + W + 9N bytes):
 //
@@ -144,24 +144,19 @@ func (t *Task) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// Validate returns nil if t can be encoded: a valid job id, a board the
-// solver supports, 1..MaxKeys keys, each the key of a position of that
-// board. The error wraps ErrMalformed.
+// Validate returns nil if t can be encoded: a valid job id, a board size
+// the solver supports, 1..MaxKeys keys. The error wraps ErrMalformed. The
+// keys are not looked at: whether each is a position to solve is checked
+// where the task is used, by the worker.
 func (t *Task) Validate() error {
 	if err := ValidJobID(t.JobID); err != nil {
 		return malformed("task: %v", err)
 	}
-	board, err := solver.NewBoard(int(t.Width), int(t.Height))
-	if err != nil {
+	if err := solver.CheckSize(int(t.Width), int(t.Height)); err != nil {
 		return malformed("task %s/%d: %v", t.JobID, t.TaskID, err)
 	}
 	if len(t.Keys) == 0 || len(t.Keys) > MaxKeys {
 		return malformed("task %s/%d: %d keys, want 1..%d", t.JobID, t.TaskID, len(t.Keys), MaxKeys)
-	}
-	for i, k := range t.Keys {
-		if _, err := board.PositionFromKey(k); err != nil {
-			return malformed("task %s/%d: key %d: %v", t.JobID, t.TaskID, i, err)
-		}
 	}
 	return nil
 }

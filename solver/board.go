@@ -47,16 +47,25 @@ type Board struct {
 // Standard is the 7 columns by 6 rows board of the commercial game.
 var Standard = MustBoard(7, 6)
 
-// NewBoard returns the board of the given width and height, or an error when
+// CheckSize returns an error when no board has the given width and height:
 // the board is empty, wider than MaxWidth or does not fit in 64 bits.
-func NewBoard(width, height int) (*Board, error) {
+func CheckSize(width, height int) error {
 	switch {
 	case width < 1 || height < 1:
-		return nil, fmt.Errorf("board %dx%d: width and height must be at least 1", width, height)
+		return fmt.Errorf("board %dx%d: width and height must be at least 1", width, height)
 	case width > MaxWidth:
-		return nil, fmt.Errorf("board %dx%d: width must be at most %d (columns are single digits)", width, height, MaxWidth)
+		return fmt.Errorf("board %dx%d: width must be at most %d (columns are single digits)", width, height, MaxWidth)
 	case width*(height+1) > 64:
-		return nil, fmt.Errorf("board %dx%d: width*(height+1) = %d, must be at most 64", width, height, width*(height+1))
+		return fmt.Errorf("board %dx%d: width*(height+1) = %d, must be at most 64", width, height, width*(height+1))
+	}
+	return nil
+}
+
+// NewBoard returns the board of the given width and height, or the error
+// of CheckSize.
+func NewBoard(width, height int) (*Board, error) {
+	if err := CheckSize(width, height); err != nil {
+		return nil, err
 	}
 	b := &Board{width: width, height: height, cells: width * height, stride: uint(height + 1)}
 	column := uint64(1)<<uint(height) - 1
@@ -85,6 +94,12 @@ func MustBoard(width, height int) *Board {
 		panic(err)
 	}
 	return b
+}
+
+// Equal reports whether b and o are the same size: positions of one are
+// positions of the other. Boards made apart are different values.
+func (b *Board) Equal(o *Board) bool {
+	return b == o || b != nil && o != nil && b.width == o.width && b.height == o.height
 }
 
 // Width is the number of columns.

@@ -94,3 +94,10 @@ func TestBoard_bitOps(t *testing.T) {
 		}
 	}
 }
+
+func TestBoard_Equal(t *testing.T) {
+	a, b, c := MustBoard(7, 6), MustBoard(7, 6), MustBoard(6, 7)
+	if !a.Equal(b) || !a.Equal(Standard) || a.Equal(c) || a.Equal(nil) || !(*Board)(nil).Equal(nil) {
+		t.Error("Equal: boards of one size are equal, of two sizes not, nil only to nil")
+	}
+}

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"iter"
 	"math/bits"
 	"strings"
 )
@@ -55,6 +56,23 @@ func (p *Position) playMove(move uint64) {
 	p.current ^= p.mask
 	p.mask |= move
 	p.moves++
+}
+
+// Children yields each playable column of p, left to right, with the
+// position after it is played. p's game must not be over.
+func (p Position) Children() iter.Seq2[int, Position] {
+	return func(yield func(int, Position) bool) {
+		for col := range p.board.width {
+			if !p.CanPlay(col) {
+				continue
+			}
+			child := p
+			child.Play(col)
+			if !yield(col, child) {
+				return
+			}
+		}
+	}
 }
 
 // IsWinningMove reports whether playing the playable column col makes four

@@ -194,17 +194,12 @@ func (s *Solver) Analyze(p Position) (scores []int, ok []bool) {
 	if p.moves > 0 && p.LastMoveWon() {
 		return scores, ok
 	}
-	for col := range s.board.width {
-		if !p.CanPlay(col) {
-			continue
-		}
+	for col, child := range p.Children() {
 		ok[col] = true
-		if p.IsWinningMove(col) {
+		if child.LastMoveWon() {
 			scores[col] = s.board.WinNowScore(p.moves)
 			continue
 		}
-		child := p
-		child.Play(col)
 		scores[col] = -s.Solve(child)
 	}
 	return scores, ok

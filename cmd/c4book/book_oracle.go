@@ -63,7 +63,7 @@ func (o *bookOracle) Close() error {
 // many stones as the deepest position of bk, and returns the oracle. The
 // book must be of s's board.
 func useBook(s *solver.Solver, bk *book.Book) (*bookOracle, error) {
-	if b := bk.Board(); b.Width() != s.Board().Width() || b.Height() != s.Board().Height() {
+	if b := bk.Board(); !b.Equal(s.Board()) {
 		return nil, boardMismatchError(bk.Path(), b, s.Board())
 	}
 	_, hi, ok, err := bk.DepthRange()
