@@ -41,6 +41,12 @@ type Queue interface {
 	PutJobStatus(ctx context.Context, s queue.JobStatus) error
 }
 
+// The book and the queue the commands give a coordinator.
+var (
+	_ JobBook = (*book.Book)(nil)
+	_ Queue   = (*queue.Conn)(nil)
+)
+
 // Config is what a coordinator needs to run a job.
 type Config struct {
 	Spec   Spec

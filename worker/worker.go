@@ -32,6 +32,12 @@ type Publisher interface {
 	RemoveWorkerStatus(ctx context.Context, workerID string) error
 }
 
+// The task source and the publisher the commands give a worker.
+var (
+	_ Tasks     = (*queue.TaskSource)(nil)
+	_ Publisher = (*queue.Conn)(nil)
+)
+
 // Config is how a worker works.
 type Config struct {
 	// ID names the worker in results, logs and status. The default value
