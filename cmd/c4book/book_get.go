@@ -93,7 +93,7 @@ type bookGetRun struct {
 	board   *solver.Board
 	analyze bool
 	s       *solver.Solver // solves what the book lacks (--solve), or nil
-	oracle  *bookOracle    // the book as s's oracle, or nil
+	oracle  *book.Oracle   // the book as s's oracle, or nil
 	out     *bufio.Writer
 	stderr  io.Writer
 	bad     int                  // inputs that are not positions

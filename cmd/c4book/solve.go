@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -94,8 +95,8 @@ func newSolveCommand(a *app) *cobra.Command {
 type solveRun struct {
 	s             *solver.Solver
 	weak, analyze bool
-	nodes         bool        // print the nodes of each position on stderr
-	oracle        *bookOracle // the book s asks (--book), or nil
+	nodes         bool         // print the nodes of each position on stderr
+	oracle        *book.Oracle // the book s asks (--book), or nil
 	out           *bufio.Writer
 	stderr        io.Writer
 	bad           int // inputs that are not positions
