@@ -44,11 +44,11 @@ var ErrFormat = errors.New("not a key file")
 type Writer struct {
 	path    string
 	durable bool // synced on Close: a run of a Sorter is not
-	f     *os.File
-	w     *bufio.Writer
-	count uint64
-	last  uint64
-	buf   [keyLen]byte
+	f       *os.File
+	w       *bufio.Writer
+	count   uint64
+	last    uint64
+	buf     [keyLen]byte
 }
 
 // Create starts the key file path. Nothing is found under path until
