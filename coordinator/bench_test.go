@@ -91,14 +91,11 @@ func BenchmarkRun_grouping(b *testing.B) {
 
 		// The same leaves, one by one, each with a cleared table.
 		scratch := newScratchBook(b, board)
-		pl, err := coordinator.MakePlan(context.Background(), spec, scratch, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		keys, _ := coordinator.PlanTasks(b, spec, scratch)
 		s, _ := solver.New(board, solver.DefaultTableBytes)
 		var coldNodes uint64
 		var coldTime time.Duration
-		for _, k := range pl.Leaves {
+		for _, k := range keys {
 			p, _ := board.PositionFromKey(k)
 			s.Table().Clear()
 			s.ResetNodes()
@@ -130,11 +127,7 @@ func BenchmarkRun_storeResults(b *testing.B) {
 				board := solver.Standard
 				c := newCluster(b, board)
 				spec := coordinator.Spec{Board: board, Depth: 8, TaskSize: taskSize}
-				pl, err := coordinator.MakePlan(context.Background(), spec, newScratchBook(b, board), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				tasks := coordinator.Tasks(pl.Leaves, taskSize)
+				leaves, tasks := coordinator.PlanTasks(b, spec, newScratchBook(b, board))
 				for i, keys := range tasks {
 					r := queue.Result{JobID: spec.ID(), TaskID: 1<<40 | uint64(i), WorkerID: "w", Keys: keys, Scores: make([]int8, len(keys))}
 					if err := c.conn.PublishResult(context.Background(), r); err != nil {
@@ -153,11 +146,11 @@ func BenchmarkRun_storeResults(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if sum.Solved != int64(len(pl.Leaves)) {
-					b.Fatalf("stored %d of %d", sum.Solved, len(pl.Leaves))
+				if sum.Solved != int64(len(leaves)) {
+					b.Fatalf("stored %d of %d", sum.Solved, len(leaves))
 				}
 				b.ReportMetric(float64(len(tasks))/storing.Seconds(), "results/s")
-				b.ReportMetric(float64(len(pl.Leaves))/storing.Seconds(), "positions/s")
+				b.ReportMetric(float64(len(leaves))/storing.Seconds(), "positions/s")
 				b.ReportMetric(time.Since(start).Seconds(), "job-s")
 			}
 		})

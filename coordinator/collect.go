@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/queue"
@@ -17,8 +16,8 @@ import (
 //	|    run     |  copy   |   index in the plan      |
 //	+------------+---------+--------------------------+
 //
-// The plan is stored in the book, so the index names the same positions in
-// every run. Run and copy make the message id of every publication of a
+// The plan's leaves file is the same in every run, so with the same task
+// size the index names the same positions in every run. Run and copy make the message id of every publication of a
 // task new: the stream drops a message whose id it saw within its
 // duplicate window. A task is published again (a new copy) when its result
 // was rejected, and twice from the start when it is cross-checked.
@@ -43,29 +42,30 @@ func splitTaskID(id uint64) (run, copy, index int) {
 
 // checkResult returns the book entries of result r of a task of the
 // running job, or an error saying why the result is rejected: a task this
-// job never issued, positions other than the task's, or a score no
-// position of that depth can have. tasks is the plan; run the current run.
-func checkResult(b *solver.Board, tasks [][]uint64, run int, r *queue.Result) ([]book.Entry, error) {
+// job never issued, positions other than the task's, a score no position
+// of that depth can have, or a win at once (a leaf that makes four at once
+// is scored while planning, never solved). run is the current run.
+func checkResult(b *solver.Board, tasks *taskTable, run int, r *queue.Result) ([]book.Entry, error) {
 	taskRun, _, index := splitTaskID(r.TaskID)
-	if taskRun < 1 || taskRun > run || index >= len(tasks) {
+	if taskRun < 1 || taskRun > run || index >= tasks.Len() {
 		return nil, fmt.Errorf("task %d (run %d, index %d) was not issued", r.TaskID, taskRun, index)
 	}
-	want := tasks[index]
-	if !slices.Equal(r.Keys, want) {
-		return nil, fmt.Errorf("task %d: the result's %d positions are not the task's %d", index, len(r.Keys), len(want))
+	if err := tasks.checkKeys(index, r.Keys); err != nil {
+		return nil, err
 	}
-	if len(r.Scores) != len(want) {
-		return nil, fmt.Errorf("task %d: %d scores for %d positions", index, len(r.Scores), len(want))
+	if len(r.Scores) != len(r.Keys) {
+		return nil, fmt.Errorf("task %d: %d scores for %d positions", index, len(r.Scores), len(r.Keys))
 	}
-	entries := make([]book.Entry, len(want))
-	for i, k := range want {
+	entries := make([]book.Entry, len(r.Keys))
+	for i, k := range r.Keys {
 		p, err := b.PositionFromKey(k)
 		if err != nil {
 			return nil, fmt.Errorf("task %d: %w", index, err) // not from this plan: cannot happen
 		}
 		score := int(r.Scores[i])
-		if lo, hi := b.ScoreRange(p.Moves()); score < lo || score > hi {
-			return nil, fmt.Errorf("task %d: position %d scored %d, outside [%d, %d] for %d stones", index, i, score, lo, hi, p.Moves())
+		lo, hi := b.ScoreRange(p.Moves())
+		if hi = b.WinNowScore(p.Moves()) - 1; score < lo || score > hi {
+			return nil, fmt.Errorf("task %d: position %d scored %d, outside [%d, %d] for %d stones that do not make four at once", index, i, score, lo, hi, p.Moves())
 		}
 		entries[i] = book.EntryOf(p, book.Value{Score: score, Origin: book.OriginSolved})
 	}

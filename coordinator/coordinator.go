@@ -10,23 +10,24 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator/keyfile"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
 
-// JobBook is the part of a book a coordinator uses: entries, the job
-// record and the job's plan.
+// JobBook is the part of a book a coordinator uses: entries and the job
+// record.
 type JobBook interface {
-	Book
+	PlanBook
+	DeriveBook
 	Job(id string) (book.Job, bool, error)
 	PutJob(j book.Job) (book.Job, error)
-	PutTasks(id string, first uint64, tasks [][]uint64) error
-	Tasks(id string, fn func(index uint64, keys []uint64) error) error
-	DeleteTasks(id string) error
+	Path() string
 }
 
 // Queue is the part of the queue a coordinator uses.
@@ -53,6 +54,18 @@ type Config struct {
 	Book   JobBook
 	Queue  Queue
 	Stream queue.StreamConfig // task delivery: AckWait, MaxDeliver
+	// PlanDir is where jobs keep their plans (see MakePlan): key files of
+	// their positions, in a directory named for the job, removed when the
+	// job is done. The default value is the directory plans in the book's.
+	PlanDir string
+	// PlanMemKeys is PlanOptions.MemKeys. The default value is
+	// DefaultPlanMemKeys.
+	PlanMemKeys int
+	// Window is the most tasks published and not answered at a time: a
+	// task is published as an earlier one is done, so the stream holds a
+	// bounded number of messages whatever the job's size. The default
+	// value is DefaultWindow.
+	Window int
 	// Log receives what happens: the plan, rejected results, failed tasks.
 	// The default value (nil) discards it.
 	Log *slog.Logger
@@ -82,6 +95,10 @@ type Config struct {
 	// set).
 	MinFreeBytes int64
 }
+
+// DefaultWindow is the default Config.Window: enough tasks for many
+// workers, each with a task in hand and the next waiting.
+const DefaultWindow = 4096
 
 // Progress is where a job stands.
 type Progress struct {
@@ -138,13 +155,19 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.QuarantineAfter <= 0 {
 		cfg.QuarantineAfter = 3
 	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	if cfg.PlanDir == "" {
+		cfg.PlanDir = filepath.Join(cfg.Book.Path(), "plans")
+	}
 	if cfg.CrossCheck < 0 || cfg.CrossCheck > 1 {
 		return Summary{}, fmt.Errorf("cross-check fraction %v: must be between 0 and 1", cfg.CrossCheck)
 	}
 	if err := cfg.Stream.Validate(); err != nil {
 		return Summary{}, err
 	}
-	j := &job{cfg: cfg, id: cfg.Spec.ID(), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID()),
+	j := &job{cfg: cfg, id: cfg.Spec.ID(), dir: filepath.Join(cfg.PlanDir, cfg.Spec.ID()), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID()),
 		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}}
 	if err := queue.ValidJobID(j.id); err != nil {
 		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
@@ -166,16 +189,15 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 type job struct {
 	cfg     Config
 	id      string
+	dir     string // the plan's
 	log     *slog.Logger
 	start   time.Time
 	record  book.Job
 	runNo   int
-	tasks   [][]uint64 // the plan: position keys of each task
-	done    []bool     // task index -> its positions are in the book
-	failed  []bool     // task index -> given up on
-	pending int        // tasks neither done nor failed
-	copies  []int      // task index -> copies published in this run
-	out     []int      // task index -> copies published in this run without a result yet
+	tasks   *taskTable
+	next    int  // the next task to publish a first time
+	open    int  // tasks published and still needed
+	stale   bool // tasks of earlier runs had another size: their results cannot be checked
 	summary Summary
 
 	firstResults  map[int]queue.Result // cross-checked tasks: the first result, awaiting another worker's
@@ -201,22 +223,32 @@ func (j *job) run(ctx context.Context) error {
 		return nil
 	}
 	if !ok {
-		rec = book.Job{ID: j.id, Root: j.cfg.Spec.Root, Depth: j.cfg.Spec.Depth, TaskSize: j.cfg.Spec.TaskSize}
+		rec = book.Job{ID: j.id, Root: j.cfg.Spec.Root, Depth: j.cfg.Spec.Depth, State: book.JobPlanning}
 	}
 	if rec.Runs >= maxRuns {
 		return fmt.Errorf("job %s: run %d: too many runs", j.id, rec.Runs+1)
 	}
 	rec.Runs++
 	j.runNo = rec.Runs
+	// The results of an earlier run's tasks name them by index: with
+	// another task size, the indexes name other positions.
+	j.stale = rec.TaskSize != 0 && rec.TaskSize != j.cfg.Spec.TaskSize
+	rec.TaskSize = j.cfg.Spec.TaskSize
 	j.record = rec
-	if rec.Tasks == 0 {
-		if err := j.plan(ctx); err != nil {
-			return err
-		}
-	} else if err := j.loadPlan(ctx); err != nil {
+	if err := j.plan(ctx); err != nil {
 		return err
 	}
-	if j.pending > 0 {
+	leaves, err := keyfile.Open(leavesFile(j.dir))
+	if err != nil {
+		return err
+	}
+	defer leaves.Close()
+	j.tasks = newTaskTable(leaves, j.cfg.Spec.TaskSize)
+	if err := j.tasks.markHeld(j.cfg.Book.Entries(j.cfg.Spec.Depth, j.cfg.Spec.Depth)); err != nil {
+		return err
+	}
+	j.record.Tasks = int64(j.tasks.Len())
+	if j.tasks.pending > 0 {
 		if err := j.solve(ctx); err != nil {
 			return err
 		}
@@ -243,99 +275,38 @@ func (j *job) progress(phase book.JobState, done, total int64, since time.Time) 
 	}
 }
 
-// plan enumerates the job, writes the positions scored at once and stores
-// the plan.
+// plan makes the job's plan, or resumes it, or counts it when a former
+// run made it whole; the positions scored at once are written to the book
+// as it goes.
 func (j *job) plan(ctx context.Context) error {
 	start := time.Now()
-	j.log.Info("planning", "root", j.cfg.Spec.Root, "depth", j.cfg.Spec.Depth)
-	pl, err := MakePlan(ctx, j.cfg.Spec, j.cfg.Book, func(n int64) { j.progress(book.JobPlanning, n, 0, start) })
+	if j.record.State == book.JobPlanning {
+		if err := j.save(book.JobPlanning, ""); err != nil {
+			return err
+		}
+		j.log.Info("planning", "root", j.cfg.Spec.Root, "depth", j.cfg.Spec.Depth, "dir", j.dir)
+	}
+	st, err := MakePlan(ctx, j.cfg.Spec, j.cfg.Book, j.dir, &PlanOptions{
+		MemKeys:  j.cfg.PlanMemKeys,
+		Progress: func(n int64) { j.progress(book.JobPlanning, n, 0, start) },
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("planning: %w", err)
 	}
-	for rest := pl.Immediate; len(rest) > 0; {
-		n := min(len(rest), deriveBatch)
-		if err := j.cfg.Book.PutBatch(rest[:n]); err != nil {
-			return err
-		}
-		rest = rest[n:]
+	j.summary.Positions, j.summary.Immediate = st.Positions, st.Immediate
+	j.record.Planned = st.Positions
+	if j.record.State != book.JobPlanning {
+		j.log.Info("resuming", "run", j.runNo, "state", j.record.State)
+		return nil
 	}
-	j.tasks = Tasks(pl.Leaves, j.cfg.Spec.TaskSize)
-	// Tasks of an earlier plan that was not recorded are replaced.
-	if err := j.cfg.Book.DeleteTasks(j.id); err != nil {
-		return err
-	}
-	const tasksPerBatch = 4096
-	for i := 0; i < len(j.tasks); i += tasksPerBatch {
-		if err := j.cfg.Book.PutTasks(j.id, uint64(i), j.tasks[i:min(i+tasksPerBatch, len(j.tasks))]); err != nil {
-			return err
-		}
-	}
-	j.summary.Positions, j.summary.Immediate = pl.Positions, int64(len(pl.Immediate))
-	j.record.Planned = pl.Positions
-	j.record.Tasks = int64(len(j.tasks))
-	j.record.TaskSize = j.cfg.Spec.TaskSize
-	j.done = make([]bool, len(j.tasks))
-	j.failed = make([]bool, len(j.tasks))
-	j.pending = len(j.tasks)
-	j.log.Info("planned", "positions", pl.Positions, "in_book", pl.InBook, "to_solve", len(pl.Leaves),
-		"tasks", len(j.tasks), "scored_at_once", len(pl.Immediate), "to_derive", pl.Interior, "took", time.Since(start).Round(time.Millisecond))
-	j.progress(book.JobPlanning, pl.Positions, pl.Positions, start)
+	j.log.Info("planned", "positions", st.Positions, "in_book", st.InBook, "to_solve", st.Leaves,
+		"scored_at_once", st.Immediate, "took", time.Since(start).Round(time.Millisecond))
+	j.progress(book.JobPlanning, st.Positions, st.Positions, start)
 	return j.save(book.JobSolving, "")
 }
 
-// loadPlan reads the plan a former run stored and marks the tasks whose
-// positions are all in the book as done.
-func (j *job) loadPlan(ctx context.Context) error {
-	b := j.cfg.Spec.Board
-	err := j.cfg.Book.Tasks(j.id, func(index uint64, keys []uint64) error {
-		if index != uint64(len(j.tasks)) {
-			return fmt.Errorf("job %s: task %d of the stored plan is missing", j.id, len(j.tasks))
-		}
-		done := true
-		for _, k := range keys {
-			p, err := b.PositionFromKey(k)
-			if err != nil {
-				return fmt.Errorf("job %s: task %d: %w", j.id, index, err)
-			}
-			_, ok, err := j.cfg.Book.GetEntry(p.Moves(), p.CanonicalKey())
-			if err != nil {
-				return err
-			}
-			done = done && ok
-		}
-		j.tasks = append(j.tasks, append([]uint64(nil), keys...))
-		j.done = append(j.done, done)
-		if !done {
-			j.pending++
-		}
-		return ctx.Err()
-	})
-	if err != nil {
-		return err
-	}
-	if int64(len(j.tasks)) != j.record.Tasks {
-		return fmt.Errorf("job %s: the book holds %d tasks of a plan of %d", j.id, len(j.tasks), j.record.Tasks)
-	}
-	j.failed = make([]bool, len(j.tasks))
-	j.summary.Positions = j.record.Planned
-	j.log.Info("resuming", "run", j.runNo, "tasks", len(j.tasks), "tasks_left", j.pending)
-	return nil
-}
-
-// leavesLeft returns the number of positions of the tasks not done, and of
-// all tasks.
-func (j *job) leavesLeft() (left, total int64) {
-	for i, t := range j.tasks {
-		total += int64(len(t))
-		if !j.done[i] {
-			left += int64(len(t))
-		}
-	}
-	return left, total
-}
-
-// solve publishes the tasks not done and collects results until every task
-// is done or failed.
+// solve publishes the tasks not done, a window of them at a time, and
+// collects results until every task is done or failed.
 func (j *job) solve(ctx context.Context) error {
 	q := j.cfg.Queue
 	if err := j.save(book.JobSolving, ""); err != nil {
@@ -376,30 +347,11 @@ func (j *job) solve(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	j.copies = make([]int, len(j.tasks))
-	j.out = make([]int, len(j.tasks))
-	var batch []queue.Task
-	for i := range j.tasks {
-		if j.done[i] {
-			continue
-		}
-		for c := range j.copiesAtStart(i) {
-			batch = append(batch, j.taskMsg(i, c))
-		}
-		j.copies[i] = j.copiesAtStart(i)
-		j.out[i] = j.copiesAtStart(i)
-		if len(batch) >= 4096 {
-			if err := j.publish(ctx, batch); err != nil {
-				return err
-			}
-			batch = batch[:0]
-		}
-	}
-	if err := j.publish(ctx, batch); err != nil {
+	if err := j.publishMore(ctx); err != nil {
 		return err
 	}
-	left, total := j.leavesLeft()
-	j.log.Info("tasks published", "tasks", j.pending, "positions", left)
+	left, total := j.tasks.leavesLeft()
+	j.log.Info("tasks published", "tasks", j.tasks.pending, "positions", left, "window", j.cfg.Window)
 	start := time.Now()
 	doneLeaves := total - left
 	j.progress(book.JobSolving, doneLeaves, total, start)
@@ -407,10 +359,13 @@ func (j *job) solve(ctx context.Context) error {
 	defer status.Stop()
 	j.putStatus(ctx, book.JobSolving, doneLeaves, total)
 
-	for j.pending > 0 {
+	for j.tasks.pending > 0 {
 		select {
 		case seq := <-failures:
 			j.taskFailed(ctx, seq)
+			if err := j.publishMore(ctx); err != nil {
+				return err
+			}
 			continue
 		case <-status.C:
 			j.putStatus(ctx, book.JobSolving, doneLeaves, total)
@@ -433,16 +388,19 @@ func (j *job) solve(ctx context.Context) error {
 		}
 		doneLeaves += n
 		j.progress(book.JobSolving, doneLeaves, total, start)
+		if err := j.publishMore(ctx); err != nil {
+			return err
+		}
 	}
 	j.record.Solved = doneLeaves
 	j.summary.Failed = j.summary.Failed[:0]
-	for i := range j.tasks {
-		if j.failed[i] && !j.done[i] {
+	for i := range j.tasks.Len() {
+		if j.tasks.failed[i] && !j.tasks.done[i] {
 			j.summary.Failed = append(j.summary.Failed, FailedTask{Index: i, Moves: j.moves(i)})
 		}
 	}
 	if failed := len(j.summary.Failed); failed > 0 {
-		msg := fmt.Sprintf("%d of %d tasks failed after %d deliveries each; run the same command again to retry them", failed, len(j.tasks), j.cfg.Stream.MaxDeliver)
+		msg := fmt.Sprintf("%d of %d tasks failed after %d deliveries each; run the same command again to retry them", failed, j.tasks.Len(), j.cfg.Stream.MaxDeliver)
 		j.putStatus(ctx, book.JobFailed, doneLeaves, total)
 		if err := j.save(book.JobFailed, msg); err != nil {
 			return err
@@ -451,6 +409,35 @@ func (j *job) solve(ctx context.Context) error {
 	}
 	j.putStatus(ctx, book.JobDeriving, doneLeaves, total)
 	return nil
+}
+
+// publishMore publishes the first copies of the next tasks not done, up to
+// the window, in one call.
+func (j *job) publishMore(ctx context.Context) error {
+	var batch []queue.Task
+	for j.open < j.cfg.Window && j.next < j.tasks.Len() {
+		i := j.next
+		j.next++
+		if !j.tasks.needed(i) {
+			continue
+		}
+		for range j.copiesAtStart(i) {
+			t, err := j.taskMsg(i)
+			if err != nil {
+				return err
+			}
+			batch = append(batch, t)
+		}
+		j.open++
+	}
+	return j.publish(ctx, batch)
+}
+
+// closed counts task i, published, as no longer needed: done or failed.
+func (j *job) closed(i int) {
+	if i < j.next && j.open > 0 {
+		j.open--
+	}
 }
 
 // retry calls fn until it succeeds, returns an error that is not passing
@@ -489,14 +476,14 @@ func (j *job) publish(ctx context.Context, tasks []queue.Task) error {
 // half a second.
 func (j *job) drain(ctx context.Context, results *queue.ResultSource) error {
 	start := time.Now()
-	left, total := j.leavesLeft()
+	left, total := j.tasks.leavesLeft()
 	var stored int64
 	defer func() {
 		if stored > 0 {
 			j.log.Info("stored results that came in between runs", "positions", stored, "took", time.Since(start).Round(time.Millisecond))
 		}
 	}()
-	for j.pending > 0 {
+	for j.tasks.pending > 0 {
 		n, err := j.fetch(ctx, results, 500*time.Millisecond)
 		if errors.Is(err, errNoResult) {
 			return nil
@@ -548,11 +535,18 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 	var newly int64
 	for _, m := range msgs {
 		r := &m.Result
-		_, _, index := splitTaskID(r.TaskID)
-		if index < len(j.tasks) {
-			j.settled(index, &again)
+		run, _, index := splitTaskID(r.TaskID)
+		if j.stale && run < j.runNo {
+			// An earlier run's task, of another size: its index names
+			// other positions now. Not the worker's fault; solved again.
+			j.term(m)
+			continue
 		}
-		needed := index < len(j.tasks) && !j.done[index]
+		if index < j.tasks.Len() {
+			j.tasks.answered(index)
+			again = append(again, index)
+		}
+		needed := j.tasks.needed(index) || index < j.tasks.Len() && j.tasks.failed[index] && !j.tasks.done[index]
 		if j.quarantined[r.WorkerID] {
 			j.summary.Ignored++
 			j.log.Debug("result of a quarantined worker ignored", "worker", r.WorkerID, "task", r.TaskID)
@@ -579,10 +573,10 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 				continue
 			}
 		}
-		j.done[index] = true
-		if !j.failed[index] {
-			j.pending-- // a failed task's late result is welcome, already counted
+		if !j.tasks.failed[index] {
+			j.closed(index)
 		}
+		j.tasks.setDone(index)
 		newly += int64(len(es))
 		j.summary.Solved += int64(len(es))
 		if j.summary.ByWorker == nil {
@@ -606,9 +600,9 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 	}
 	var short []int
 	for _, i := range again {
-		// Before the run published its tasks (results of an earlier run),
-		// the tasks not done are all about to be published anyway.
-		if j.out != nil && !j.done[i] && !j.failed[i] && j.out[i] == 0 {
+		// A task not published yet in this run (the results of an earlier
+		// run are drained first) is published in its turn.
+		if i < j.next && j.tasks.needed(i) && j.tasks.out[i] == 0 {
 			short = append(short, i)
 		}
 	}
@@ -637,13 +631,13 @@ func (j *job) taskFailed(ctx context.Context, seq uint64) {
 	if t.JobID != j.id {
 		return // another job's: its coordinator reports it
 	}
-	_, _, index := splitTaskID(t.TaskID)
-	if index >= len(j.tasks) || j.done[index] || j.failed[index] {
+	run, _, index := splitTaskID(t.TaskID)
+	if run != j.runNo || !j.tasks.needed(index) {
 		_ = j.cfg.Queue.DeleteTask(ctx, seq)
 		return
 	}
-	j.failed[index] = true
-	j.pending--
+	j.closed(index)
+	j.tasks.setFailed(index)
 	j.log.Error("task failed: delivered the most times without a result", "task", index, "deliveries", j.cfg.Stream.MaxDeliver, "positions", j.moves(index))
 	if err := j.cfg.Queue.DeleteTask(ctx, seq); err != nil {
 		j.log.Warn("deleting a failed task", "seq", seq, "error", err)
@@ -653,7 +647,8 @@ func (j *job) taskFailed(ctx context.Context, seq uint64) {
 // moves returns the move strings of the positions of task index.
 func (j *job) moves(index int) []string {
 	var moves []string
-	for _, k := range j.tasks[index] {
+	keys, _ := j.tasks.keys(index)
+	for _, k := range keys {
 		if p, err := j.cfg.Spec.Board.PositionFromKey(k); err == nil {
 			s, _ := p.MoveString()
 			moves = append(moves, s)
@@ -680,9 +675,15 @@ func (j *job) putStatus(ctx context.Context, state book.JobState, done, total in
 
 // derive scores the interior positions and marks the job done.
 func (j *job) derive(ctx context.Context) error {
+	if err := j.save(book.JobDeriving, ""); err != nil {
+		return err
+	}
 	start := time.Now()
 	j.progress(book.JobDeriving, 0, 0, start)
-	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, func(n int64) { j.progress(book.JobDeriving, n, 0, start) })
+	total := j.summary.Positions - j.tasks.leaves.Len()
+	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, j.dir, func(n int64) {
+		j.progress(book.JobDeriving, n, total, start)
+	})
 	j.summary.Derived = n
 	if err != nil {
 		return fmt.Errorf("deriving: %w", err)
@@ -694,11 +695,11 @@ func (j *job) derive(ctx context.Context) error {
 	if err := j.save(book.JobDone, ""); err != nil {
 		return err
 	}
-	if err := j.cfg.Book.DeleteTasks(j.id); err != nil {
+	if err := RemovePlan(j.dir); err != nil {
 		j.log.Warn("removing the plan of a finished job", "error", err)
 	}
-	if len(j.tasks) > 0 {
-		_, total := j.leavesLeft()
+	if j.tasks.Len() > 0 {
+		_, total := j.tasks.leavesLeft()
 		j.putStatus(ctx, book.JobDone, total, total)
 	}
 	j.log.Info("job complete", "derived", n, "took", time.Since(j.start).Round(time.Millisecond))

@@ -3,135 +3,161 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 
-// Book is the part of a book the coordinator uses.
-type Book interface {
-	BookReader
+// DeriveBook is the part of a book derivation uses.
+type DeriveBook interface {
+	NewReader() (*book.Reader, error)
 	PutBatch(entries []book.Entry) error
 }
 
-// deriveBatch is how many derived entries are written in one synced batch.
-const deriveBatch = 10000
+// writeBatch is how many entries the planner and the derivation write in
+// one synced batch.
+const writeBatch = 10000
 
-// ErrMissingLeaf is returned by Derive when a position of the job's last
-// depth is not in the book: the leaves must be solved first.
-var ErrMissingLeaf = fmt.Errorf("position of the job's depth missing from the book")
+// ErrMissingLeaf is returned by Derive when a child of a position to
+// derive is not in the book: the leaves must be solved first.
+var ErrMissingLeaf = fmt.Errorf("position of the job missing from the book")
 
-// Derive scores every position of the job spec that the book does not
-// hold from the scores of its children: a position's score is the best of
-// minus its children's scores. Every leaf (position at the job's depth)
-// must be in the book. It visits the positions of the job depth first,
-// children before parents, and writes the entries in synced batches, so a
-// crash leaves a book that Derive completes when run again. It returns the
-// number of entries written. Like MakePlan, it keeps a set of the job's
-// positions: about 16 bytes each.
-func Derive(ctx context.Context, spec Spec, bk Book, progress func(derived int64)) (int64, error) {
+// Derive scores every position of the plan in dir (see MakePlan) that the
+// book does not hold from the scores of its children: a position's score
+// is the best of minus its children's scores. Every leaf must be in the
+// book. It goes bottom-up, one level at a time: the positions of a level
+// are read in key order from the plan, split in key ranges over the CPUs,
+// and their children looked up with one book.Reader a range; a level's
+// entries are all written, in synced batches, before the level above is
+// read. A crash leaves a book that Derive completes when run again. It
+// returns the number of entries written; progress, if set, is called with
+// it every so often.
+func Derive(ctx context.Context, spec Spec, bk DeriveBook, dir string, progress func(derived int64)) (int64, error) {
 	root, err := spec.Validate()
 	if err != nil {
 		return 0, err
 	}
-	d := &deriver{spec: spec, book: bk, ctx: ctx, seen: newKeySet(1 << 10), pending: map[uint64]int{}, progress: progress}
-	if err := d.visit(root); err != nil {
-		return d.written, err
-	}
-	err = d.flush()
-	return d.written, err
-}
-
-// deriver is the state of Derive.
-type deriver struct {
-	spec     Spec
-	book     Book
-	ctx      context.Context
-	seen     *keySet        // canonical keys visited
-	batch    []book.Entry   // entries to write
-	pending  map[uint64]int // canonical key -> score, of the entries in batch
-	written  int64
-	progress func(int64)
-}
-
-// visit derives p, a non-terminal position of the job, and the positions
-// after it, if not done yet.
-func (d *deriver) visit(p solver.Position) error {
-	if !d.seen.add(p.CanonicalKey()) {
-		return nil
-	}
-	b := d.spec.Board
-	if p.Moves() < d.spec.Depth {
-		for _, child := range p.Children() {
-			if child.LastMoveWon() {
-				continue
-			}
-			if err := d.visit(child); err != nil {
-				return err
-			}
+	var written atomic.Int64
+	for d := spec.Depth - 1; d >= root.Moves(); d-- {
+		kf, err := keyfile.Open(levelFile(dir, d))
+		if err != nil {
+			return written.Load(), err
+		}
+		err = deriveLevel(ctx, spec.Board, bk, kf, &written, progress)
+		kf.Close()
+		if err != nil {
+			return written.Load(), err
 		}
 	}
-	if _, known, err := d.score(p); err != nil || known {
+	return written.Load(), nil
+}
+
+// deriveMinRange is the fewest positions a goroutine derives: below, the
+// level is not split.
+const deriveMinRange = 1 << 12
+
+// deriveLevel derives the positions of the level file kf.
+func deriveLevel(ctx context.Context, b *solver.Board, bk DeriveBook, kf *keyfile.File, written *atomic.Int64, progress func(int64)) error {
+	n := int64(runtime.GOMAXPROCS(0))
+	n = max(1, min(n, kf.Len()/deriveMinRange))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for i := range n {
+		from, to := kf.Len()*i/n, kf.Len()*(i+1)/n
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := deriveRange(ctx, b, bk, kf.Scan(from, to), written, progress); err != nil {
+				cancel(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && err != context.Canceled {
 		return err
 	}
-	var score int
-	switch {
-	case p.CanWinNext():
-		score = b.WinNowScore(p.Moves())
-	case p.IsFull():
-		score = 0
-	case p.Moves() >= d.spec.Depth:
-		return fmt.Errorf("%w:\n%v", ErrMissingLeaf, p.String())
-	default:
-		// No child is terminal (the player to move cannot make four), and
-		// every child was visited: each is in the book or the batch.
-		score = solver.MinScore
-		for _, child := range p.Children() {
-			v, known, err := d.score(child)
+	return ctx.Err()
+}
+
+// deriveRange derives the positions sc reads.
+func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfile.Scanner, written *atomic.Int64, progress func(int64)) error {
+	r, err := bk.NewReader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var batch []book.Entry
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := bk.PutBatch(batch); err != nil {
+			return err
+		}
+		n := written.Add(int64(len(batch)))
+		batch = batch[:0]
+		if progress != nil {
+			progress(n)
+		}
+		return nil
+	}
+	for sc.Next() {
+		p, err := b.PositionFromKey(sc.Key())
+		if err != nil {
+			return err
+		}
+		if _, held, err := r.GetEntry(p.Moves(), sc.Key()); err != nil || held {
 			if err != nil {
 				return err
 			}
-			if !known {
-				return fmt.Errorf("derive: child of a visited position has no score:\n%v", child.String())
+			continue
+		}
+		score, err := deriveScore(r, p)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, book.EntryOf(p, book.Value{Score: score, Origin: book.OriginDerived}))
+		if len(batch) >= writeBatch {
+			if err := flush(); err != nil {
+				return err
 			}
-			score = max(score, -v)
 		}
 	}
-	d.pending[p.CanonicalKey()] = score
-	d.batch = append(d.batch, book.EntryOf(p, book.Value{Score: score, Origin: book.OriginDerived}))
-	if len(d.batch) >= deriveBatch {
-		return d.flush()
-	}
-	return nil
-}
-
-// score returns the score of p from the batch being built or the book, and
-// whether either holds it.
-func (d *deriver) score(p solver.Position) (int, bool, error) {
-	ck := p.CanonicalKey()
-	if v, ok := d.pending[ck]; ok {
-		return v, true, nil
-	}
-	v, ok, err := d.book.GetEntry(p.Moves(), ck)
-	return v.Score, ok, err
-}
-
-// flush writes the batch.
-func (d *deriver) flush() error {
-	if len(d.batch) == 0 {
-		return nil
-	}
-	if err := d.ctx.Err(); err != nil {
+	if err := sc.Err(); err != nil {
 		return err
 	}
-	if err := d.book.PutBatch(d.batch); err != nil {
-		return err
+	return flush()
+}
+
+// deriveScore returns the score of p from its children in the book (read
+// with r), or from the rules: a win with the next stone, a full board.
+func deriveScore(r *book.Reader, p solver.Position) (int, error) {
+	b := p.Board()
+	switch {
+	case p.CanWinNext():
+		return b.WinNowScore(p.Moves()), nil
+	case p.IsFull():
+		return 0, nil
 	}
-	d.written += int64(len(d.batch))
-	d.batch = d.batch[:0]
-	clear(d.pending)
-	if d.progress != nil {
-		d.progress(d.written)
+	// No child is terminal: the player to move cannot make four.
+	score := solver.MinScore
+	for _, child := range p.Children() {
+		v, ok, err := r.GetEntry(child.Moves(), child.CanonicalKey())
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, fmt.Errorf("%w:\n%v", ErrMissingLeaf, child.String())
+		}
+		score = max(score, -v.Score)
 	}
-	return nil
+	return score, nil
 }

@@ -302,11 +302,8 @@ func TestRun_forgedResults(t *testing.T) {
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
 	// The first run's first task is index 0 of the plan, run 1.
 	scratch := newScratchBook(t, b)
-	pl, err := coordinator.MakePlan(context.Background(), spec, scratch, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := coordinator.Tasks(pl.Leaves, spec.TaskSize)[0]
+	_, tasks := coordinator.PlanTasks(t, spec, scratch)
+	first := tasks[0]
 	id := uint64(1)<<40 | 0
 	scores := make([]int8, len(first))
 	wrongKeys := append([]uint64(nil), first...)

@@ -106,11 +106,8 @@ func TestRun_failingTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
-	pl, err := coordinator.MakePlan(context.Background(), spec, newScratchBook(t, b), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	poison := coordinator.Tasks(pl.Leaves, spec.TaskSize)[3]
+	leaves, tasks := coordinator.PlanTasks(t, spec, newScratchBook(t, b))
+	poison := tasks[3]
 	ctx, cancel := context.WithCancel(context.Background())
 	wait := c.solvingWorker(t, ctx, "crashy", func(m *queue.TaskMsg) bool {
 		return !slices.Equal(m.Task.Keys, poison)
@@ -124,7 +121,7 @@ func TestRun_failingTask(t *testing.T) {
 	if len(sum.Failed) != 1 || sum.Failed[0].Index != 3 || len(sum.Failed[0].Moves) != len(poison) {
 		t.Fatalf("failed tasks %+v, want task 3 with its %d positions", sum.Failed, len(poison))
 	}
-	if want := int64(len(pl.Leaves) - len(poison)); sum.Solved != want {
+	if want := int64(len(leaves) - len(poison)); sum.Solved != want {
 		t.Errorf("solved %d positions, want all but the failed task's: %d", sum.Solved, want)
 	}
 	// Again, with a worker that solves everything.

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -48,113 +52,262 @@ func (s Spec) Validate() (solver.Position, error) {
 	return root, nil
 }
 
-// BookReader is the part of a book the planner reads.
-type BookReader interface {
-	GetEntry(depth int, key uint64) (book.Value, bool, error)
+// PlanBook is the part of a book the planner uses.
+type PlanBook interface {
+	Entries(minDepth, maxDepth int) iter.Seq2[book.Entry, error]
+	PutBatch(entries []book.Entry) error
 }
 
-// Plan is the work a job has left: the positions to solve, and the
-// positions scored without a search. Positions the book holds are left
-// out; every other position of the job is derived from its children once
-// they are in the book.
-type Plan struct {
-	Positions int64        // non-terminal positions of the job, with those in the book
-	InBook    int64        // positions the book held when planned
-	Interior  int64        // positions to derive from their children
-	Immediate []book.Entry // positions scored without a search: a win at once, a full board
-	Leaves    []uint64     // keys (Position.Key) of the positions to solve, in enumeration order
+// A job's plan is a directory of key files (package keyfile), the job's
+// positions one depth at a time:
+//
+//	level-DD  the canonical keys of the job's non-terminal positions of DD
+//	          stones, from the root's depth to the job's;
+//	leaves    the keys of level-D (the job's depth) to solve: those the
+//	          book did not hold and that are not scored at once.
+//
+// Level d+1 is made from level d alone: the children of its positions,
+// sorted and deduplicated on disk (keyfile.Sorter), so that memory does not
+// grow with the job. Positions scored at once (a win with the next stone, a
+// full board) are written to the book as their level is made. A file is
+// whole once it has its name, and a plan cut short is resumed from its
+// last whole level.
+
+// levelFile returns the name of the key file of depth d in a plan.
+func levelFile(dir string, d int) string { return filepath.Join(dir, fmt.Sprintf("level-%02d", d)) }
+
+// leavesFile returns the name of the key file of the leaves to solve.
+func leavesFile(dir string) string { return filepath.Join(dir, "leaves") }
+
+// PlanStats counts a plan's positions.
+type PlanStats struct {
+	Positions int64 // non-terminal positions of the job, with those in the book
+	InBook    int64 // of them, held by the book when their level was made
+	Immediate int64 // scored at once and written by this planning
+	Leaves    int64 // positions to solve
 }
 
-// MakePlan enumerates the positions of the job spec depth first, columns
-// left to right, one per canonical key (a position and its mirror image
-// are one book entry), and sorts them into the plan. Leaves sharing an
-// ancestor come one after the other, so a run of leaves is a good task: a
-// worker's table serves the whole run. progress, if not nil, is called
-// with the number of positions enumerated every so often. The plan's
-// memory grows with the positions of the job: about 16 bytes each for the
-// enumeration, and 8 bytes a leaf.
-func MakePlan(ctx context.Context, spec Spec, bk BookReader, progress func(positions int64)) (*Plan, error) {
-	root, err := spec.Validate()
-	if err != nil {
-		return nil, err
-	}
-	pl := &plan{spec: spec, book: bk, ctx: ctx, seen: newKeySet(1 << 10), progress: progress}
-	if err := pl.visit(root); err != nil {
-		return nil, err
-	}
-	return &pl.Plan, nil
+// PlanOptions tunes MakePlan.
+type PlanOptions struct {
+	// MemKeys is the most keys a level's sorter keeps in memory before it
+	// spills a sorted run to disk: 8 bytes each. The default value is
+	// DefaultPlanMemKeys.
+	MemKeys int
+	// Progress, if set, is called every so often with the number of
+	// positions planned.
+	Progress func(positions int64)
 }
 
-// plan is the state of MakePlan's enumeration.
-type plan struct {
-	Plan
-	spec     Spec
-	book     BookReader
-	ctx      context.Context
-	seen     *keySet // canonical keys enumerated
-	progress func(int64)
-}
+// DefaultPlanMemKeys is the default PlanOptions.MemKeys: 16 MiB of keys.
+const DefaultPlanMemKeys = 2 << 20
 
-// planProgressEvery is how many positions MakePlan enumerates between
-// progress calls and context checks.
+// planProgressEvery is how many positions MakePlan makes between progress
+// calls and context checks.
 const planProgressEvery = 1 << 16
 
-// visit enumerates p, a non-terminal position new to the plan, and the
-// positions after it.
-func (pl *plan) visit(p solver.Position) error {
-	ck := p.CanonicalKey()
-	if !pl.seen.add(ck) {
-		return nil
+// MakePlan writes the plan of the job spec in dir (made if need be), and
+// writes the positions scored at once to the book. The leaves come in key
+// order, which keeps neighbours together: consecutive keys mostly differ
+// in one column, so a run of leaves is a good task, one worker's table
+// serving the whole run. MakePlan resumes a plan cut short; on a whole
+// plan it only counts.
+func MakePlan(ctx context.Context, spec Spec, bk PlanBook, dir string, opts *PlanOptions) (PlanStats, error) {
+	var o PlanOptions
+	if opts != nil {
+		o = *opts
 	}
-	pl.Positions++
-	if pl.Positions%planProgressEvery == 0 {
-		if err := pl.ctx.Err(); err != nil {
+	if o.MemKeys <= 0 {
+		o.MemKeys = DefaultPlanMemKeys
+	}
+	root, err := spec.Validate()
+	if err != nil {
+		return PlanStats{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return PlanStats{}, err
+	}
+	pl := &planner{spec: spec, book: bk, dir: dir, opts: o, ctx: ctx}
+	if _, err := os.Stat(leavesFile(dir)); err == nil {
+		return pl.count()
+	}
+	for d := root.Moves(); d <= spec.Depth; d++ {
+		if _, err := os.Stat(levelFile(dir, d)); err == nil {
+			kf, err := keyfile.Open(levelFile(dir, d))
+			if err != nil {
+				return PlanStats{}, err
+			}
+			pl.stats.Positions += kf.Len()
+			kf.Close()
+			continue
+		}
+		var err error
+		if d == root.Moves() {
+			err = pl.level(d, func(add func(uint64) error) error { return add(root.CanonicalKey()) })
+		} else {
+			err = pl.level(d, pl.children(d-1))
+		}
+		if err != nil {
+			return pl.stats, err
+		}
+	}
+	return pl.stats, nil
+}
+
+// planner is the state of MakePlan.
+type planner struct {
+	spec  Spec
+	book  PlanBook
+	dir   string
+	opts  PlanOptions
+	ctx   context.Context
+	stats PlanStats
+	batch []book.Entry // positions scored at once, to write
+}
+
+// children returns a function that adds the canonical keys of the
+// non-terminal children of the positions of level d.
+func (pl *planner) children(d int) func(add func(uint64) error) error {
+	return func(add func(uint64) error) error {
+		kf, err := keyfile.Open(levelFile(pl.dir, d))
+		if err != nil {
 			return err
 		}
-		if pl.progress != nil {
-			pl.progress(pl.Positions)
+		defer kf.Close()
+		b := pl.spec.Board
+		sc := kf.Scan(0, kf.Len())
+		for sc.Next() {
+			p, err := b.PositionFromKey(sc.Key())
+			if err != nil {
+				return fmt.Errorf("plan level %d: %w", d, err)
+			}
+			// The children, also of a position in the book or won at
+			// once: they are positions of the job too.
+			for _, child := range p.Children() {
+				if child.LastMoveWon() {
+					continue // terminal: not a book position
+				}
+				if err := add(child.CanonicalKey()); err != nil {
+					return err
+				}
+			}
 		}
+		return sc.Err()
 	}
-	_, inBook, err := pl.book.GetEntry(p.Moves(), ck)
+}
+
+// level makes the key file of depth d from the keys gen adds, and, at the
+// job's depth, the leaves file.
+func (pl *planner) level(d int, gen func(add func(uint64) error) error) error {
+	sorter := keyfile.NewSorter(pl.dir, pl.opts.MemKeys)
+	defer sorter.Close()
+	if err := gen(sorter.Add); err != nil {
+		return err
+	}
+	w, err := keyfile.Create(levelFile(pl.dir, d))
 	if err != nil {
 		return err
 	}
-	b := pl.spec.Board
-	switch {
-	case inBook:
-		pl.InBook++
-	case p.CanWinNext():
-		pl.Immediate = append(pl.Immediate, book.EntryOf(p, book.Value{Score: b.WinNowScore(p.Moves()), Origin: book.OriginDerived}))
-	case p.IsFull():
-		pl.Immediate = append(pl.Immediate, book.EntryOf(p, book.Value{Score: 0, Origin: book.OriginDerived}))
-	case p.Moves() == pl.spec.Depth:
-		pl.Leaves = append(pl.Leaves, p.Key())
-	default:
-		pl.Interior++
-	}
-	if p.Moves() == pl.spec.Depth {
-		return nil
-	}
-	// The children, also when p is in the book or won at once: they are
-	// positions of the job too.
-	for _, child := range p.Children() {
-		if child.LastMoveWon() {
-			continue // terminal: not a book position
-		}
-		if err := pl.visit(child); err != nil {
+	defer w.Abort() // after Close: nothing left to remove
+	var leaves *keyfile.Writer
+	if d == pl.spec.Depth {
+		if leaves, err = keyfile.Create(leavesFile(pl.dir)); err != nil {
 			return err
 		}
+		defer leaves.Abort()
+	}
+	held, stop := iter.Pull2(pl.book.Entries(d, d))
+	defer stop()
+	next, err, ok := held()
+	b := pl.spec.Board
+	err = sorter.Merge(func(key uint64) error {
+		// The book's entries of depth d, in key order, beside the level's.
+		for ok && err == nil && next.Key < key {
+			next, err, ok = held()
+		}
+		if err != nil {
+			return err
+		}
+		if err := w.Add(key); err != nil {
+			return err
+		}
+		pl.stats.Positions++
+		if pl.stats.Positions%planProgressEvery == 0 {
+			if err := pl.ctx.Err(); err != nil {
+				return err
+			}
+			if pl.opts.Progress != nil {
+				pl.opts.Progress(pl.stats.Positions)
+			}
+		}
+		if ok && next.Key == key {
+			pl.stats.InBook++
+			return nil
+		}
+		p, err := b.PositionFromKey(key)
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.CanWinNext():
+			return pl.immediate(book.EntryOf(p, book.Value{Score: b.WinNowScore(p.Moves()), Origin: book.OriginDerived}))
+		case p.IsFull():
+			return pl.immediate(book.EntryOf(p, book.Value{Score: 0, Origin: book.OriginDerived}))
+		case leaves != nil:
+			pl.stats.Leaves++
+			return leaves.Add(key)
+		}
+		return nil
+	})
+	if err == nil {
+		err = pl.flush()
+	}
+	if err == nil && leaves != nil {
+		err = leaves.Close()
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	return err
+}
+
+// immediate queues e, a position scored at once, for the book.
+func (pl *planner) immediate(e book.Entry) error {
+	pl.batch = append(pl.batch, e)
+	pl.stats.Immediate++
+	if len(pl.batch) >= writeBatch {
+		return pl.flush()
 	}
 	return nil
 }
 
-// Tasks splits leaves into runs of at most size, in order.
-func Tasks(leaves []uint64, size int) [][]uint64 {
-	var tasks [][]uint64
-	for len(leaves) > 0 {
-		n := min(size, len(leaves))
-		tasks = append(tasks, leaves[:n:n])
-		leaves = leaves[n:]
+// flush writes the positions scored at once queued.
+func (pl *planner) flush() error {
+	if len(pl.batch) == 0 {
+		return nil
 	}
-	return tasks
+	err := pl.book.PutBatch(pl.batch)
+	pl.batch = pl.batch[:0]
+	return err
 }
+
+// count returns the stats of a whole plan from its files.
+func (pl *planner) count() (PlanStats, error) {
+	root, _ := pl.spec.Validate()
+	for d := root.Moves(); d <= pl.spec.Depth; d++ {
+		kf, err := keyfile.Open(levelFile(pl.dir, d))
+		if err != nil {
+			return pl.stats, err
+		}
+		pl.stats.Positions += kf.Len()
+		kf.Close()
+	}
+	kf, err := keyfile.Open(leavesFile(pl.dir))
+	if err != nil {
+		return pl.stats, err
+	}
+	pl.stats.Leaves = kf.Len()
+	return pl.stats, kf.Close()
+}
+
+// RemovePlan removes the plan of the job spec in dir.
+func RemovePlan(dir string) error { return os.RemoveAll(dir) }

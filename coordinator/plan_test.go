@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -68,75 +69,94 @@ func jobPositions(b *solver.Board, root string, depth int) map[uint64]solver.Pos
 	return all
 }
 
+// planLeaves returns the keys of the leaves file of the plan in dir.
+func planLeaves(tb testing.TB, dir string) []uint64 {
+	tb.Helper()
+	kf, err := keyfile.Open(leavesFile(dir))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer kf.Close()
+	keys, err := kf.Keys(nil, 0, kf.Len())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return keys
+}
+
 func TestMakePlan_andDerive(t *testing.T) {
 	for _, tc := range []struct {
 		board     *solver.Board
 		root      string
 		depth     int
 		preInBook int // depth of an earlier job already in the book, or -1
+		memKeys   int // of the planner's sorter: small makes it spill runs
 	}{
-		{solver.MustBoard(4, 4), "", 16, -1}, // the whole game: no leaf, all derived
-		{solver.MustBoard(5, 4), "", 8, -1},
-		{solver.MustBoard(5, 4), "33", 10, 6}, // on top of a smaller book
-		{solver.Standard, "274552224131661", 17, -1},
+		{solver.MustBoard(4, 4), "", 16, -1, 0}, // the whole game: no leaf, all derived
+		{solver.MustBoard(5, 4), "", 8, -1, 100},
+		{solver.MustBoard(5, 4), "33", 10, 6, 0}, // on top of a smaller book
+		{solver.Standard, "274552224131661", 17, -1, 1000},
 	} {
 		spec := Spec{Board: tc.board, Root: tc.root, Depth: tc.depth, TaskSize: 16}
 		t.Run(spec.ID(), func(t *testing.T) {
 			bk := newBook(t, tc.board)
 			s, _ := solver.New(tc.board, 4<<20)
+			opts := &PlanOptions{MemKeys: tc.memKeys}
 			if tc.preInBook >= 0 {
 				pre := spec
 				pre.Depth = tc.preInBook
-				pl, err := MakePlan(context.Background(), pre, bk, nil)
-				if err != nil {
+				dir := t.TempDir()
+				if _, err := MakePlan(context.Background(), pre, bk, dir, opts); err != nil {
 					t.Fatal(err)
 				}
-				if err := bk.PutBatch(pl.Immediate); err != nil {
-					t.Fatal(err)
-				}
-				solveLeaves(t, tc.board, bk, pl.Leaves)
-				if _, err := Derive(context.Background(), pre, bk, nil); err != nil {
+				solveLeaves(t, tc.board, bk, planLeaves(t, dir))
+				if _, err := Derive(context.Background(), pre, bk, dir, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
 			want := jobPositions(tc.board, tc.root, tc.depth)
-			pl, err := MakePlan(context.Background(), spec, bk, nil)
+			dir := t.TempDir()
+			pl, err := MakePlan(context.Background(), spec, bk, dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if pl.Positions != int64(len(want)) {
 				t.Errorf("plan of %d positions, want %d", pl.Positions, len(want))
 			}
-			if got := pl.InBook + pl.Interior + int64(len(pl.Immediate)) + int64(len(pl.Leaves)); got != pl.Positions {
-				t.Errorf("in book %d + interior %d + immediate %d + leaves %d = %d, want %d positions",
-					pl.InBook, pl.Interior, len(pl.Immediate), len(pl.Leaves), got, pl.Positions)
-			}
 			if tc.preInBook < 0 && pl.InBook != 0 {
 				t.Errorf("%d positions in an empty book", pl.InBook)
 			}
-			for _, k := range pl.Leaves {
+			leaves := planLeaves(t, dir)
+			if int64(len(leaves)) != pl.Leaves {
+				t.Errorf("%d leaves in the file, %d counted", len(leaves), pl.Leaves)
+			}
+			for _, k := range leaves {
 				p, err := tc.board.PositionFromKey(k)
-				if err != nil || p.Moves() != tc.depth {
-					t.Fatalf("leaf %#x: %v, %d stones", k, err, p.Moves())
+				if err != nil || p.Moves() != tc.depth || k != p.CanonicalKey() || p.CanWinNext() {
+					t.Fatalf("leaf %#x: %v, %d stones: want a canonical key of the job's depth, no win at once", k, err, p.Moves())
 				}
+				if _, ok := want[k]; !ok {
+					t.Fatalf("leaf %#x is not a position of the job", k)
+				}
+			}
+			// Planning again, whole, counts the same.
+			if again, err := MakePlan(context.Background(), spec, bk, dir, opts); err != nil || again.Positions != pl.Positions || again.Leaves != pl.Leaves {
+				t.Errorf("plan again = %+v, %v; want the same counts as %+v", again, err, pl)
 			}
 			// Deriving before the leaves are in fails and writes nothing
 			// wrong.
-			if len(pl.Leaves) > 0 {
-				if _, err := Derive(context.Background(), spec, bk, nil); !errors.Is(err, ErrMissingLeaf) {
+			if len(leaves) > 0 {
+				if _, err := Derive(context.Background(), spec, bk, dir, nil); !errors.Is(err, ErrMissingLeaf) {
 					t.Fatalf("Derive without leaves = %v, want ErrMissingLeaf", err)
 				}
 			}
-			if err := bk.PutBatch(pl.Immediate); err != nil {
-				t.Fatal(err)
-			}
-			solveLeaves(t, tc.board, bk, pl.Leaves)
-			derived, err := Derive(context.Background(), spec, bk, nil)
+			solveLeaves(t, tc.board, bk, leaves)
+			derived, err := Derive(context.Background(), spec, bk, dir, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.preInBook < 0 && derived != pl.Interior {
-				t.Errorf("derived %d positions, plan said %d", derived, pl.Interior)
+			if tc.preInBook < 0 && derived+pl.Immediate+pl.Leaves != pl.Positions {
+				t.Errorf("derived %d + scored at once %d + solved %d, want the %d positions", derived, pl.Immediate, pl.Leaves, pl.Positions)
 			}
 			// Every position of the job is in the book with its exact score.
 			for ck, p := range want {
@@ -149,25 +169,15 @@ func TestMakePlan_andDerive(t *testing.T) {
 				}
 			}
 			// A second plan finds nothing to do.
-			again, err := MakePlan(context.Background(), spec, bk, nil)
+			dir2 := t.TempDir()
+			again, err := MakePlan(context.Background(), spec, bk, dir2, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if again.InBook != again.Positions || len(again.Leaves) != 0 || again.Interior != 0 {
+			if again.InBook != again.Positions || again.Leaves != 0 || again.Immediate != 0 {
 				t.Errorf("plan of a finished job: %+v", again)
 			}
 		})
-	}
-}
-
-func TestTasks(t *testing.T) {
-	leaves := []uint64{1, 2, 3, 4, 5, 6, 7}
-	tasks := Tasks(leaves, 3)
-	if len(tasks) != 3 || len(tasks[0]) != 3 || len(tasks[2]) != 1 || tasks[2][0] != 7 {
-		t.Errorf("Tasks = %v", tasks)
-	}
-	if Tasks(nil, 3) != nil {
-		t.Errorf("Tasks(nil) not empty")
 	}
 }
 

@@ -72,7 +72,7 @@ func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []b
 		return nil, false, nil
 	}
 	if first.WorkerID == r.WorkerID {
-		if j.copies[index] < maxCrossCopies {
+		if j.tasks.copies[index] < maxCrossCopies {
 			return nil, false, nil // another worker must solve a new copy
 		}
 		// No other worker came: the coordinator checks.
@@ -119,7 +119,11 @@ func (j *job) referee(ctx context.Context, index int) ([]book.Entry, error) {
 		j.refereeSolver = s
 	}
 	var entries []book.Entry
-	for _, k := range j.tasks[index] {
+	keys, err := j.tasks.keys(index)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
 		p, err := b.PositionFromKey(k)
 		if err != nil {
 			return nil, err
@@ -153,34 +157,34 @@ func (j *job) publishAgain(ctx context.Context, indexes []int) error {
 	indexes = slices.Compact(indexes)
 	var tasks []queue.Task
 	for _, i := range indexes {
-		if j.done[i] || j.failed[i] {
+		if !j.tasks.needed(i) {
 			continue
 		}
-		if j.copies[i] >= maxCopies {
-			j.failed[i] = true
-			j.pending--
+		if j.tasks.copies[i] >= maxCopies {
+			j.closed(i)
+			j.tasks.setFailed(i)
 			j.log.Error("task given up on: published the most times without an accepted result", "task", i, "positions", j.moves(i))
 			continue
 		}
-		tasks = append(tasks, j.taskMsg(i, j.copies[i]))
-		j.copies[i]++
-		j.out[i]++
+		t, err := j.taskMsg(i)
+		if err != nil {
+			return err
+		}
+		tasks = append(tasks, t)
 	}
 	return j.publish(ctx, tasks)
 }
 
-// taskMsg returns copy of task index of this run, ready to publish.
-func (j *job) taskMsg(index, copy int) queue.Task {
-	b := j.cfg.Spec.Board
-	return queue.Task{JobID: j.id, TaskID: taskID(j.runNo, copy, index), Width: uint8(b.Width()), Height: uint8(b.Height()), Keys: j.tasks[index]}
-}
-
-// settled counts a result of task index against its copies out, and marks
-// the task for a check that a copy is still out once the result is
-// handled.
-func (j *job) settled(index int, again *[]int) {
-	if j.out != nil && j.out[index] > 0 {
-		j.out[index]--
+// taskMsg returns the next copy of task index of this run, ready to
+// publish, and counts it published.
+func (j *job) taskMsg(index int) (queue.Task, error) {
+	keys, err := j.tasks.keys(index)
+	if err != nil {
+		return queue.Task{}, err
 	}
-	*again = append(*again, index)
+	b := j.cfg.Spec.Board
+	t := queue.Task{JobID: j.id, TaskID: taskID(j.runNo, int(j.tasks.copies[index]), index),
+		Width: uint8(b.Width()), Height: uint8(b.Height()), Keys: keys}
+	j.tasks.published(index)
+	return t, nil
 }

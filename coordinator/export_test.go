@@ -1,0 +1,24 @@
+package coordinator
+
+import (
+	"context"
+	"testing"
+)
+
+// PlanTasks plans spec on bk, in a directory of the test's, and returns
+// its leaves and its tasks as a run cuts them: for the tests of
+// coordinator_test that need to know them.
+func PlanTasks(tb testing.TB, spec Spec, bk PlanBook) (leaves []uint64, tasks [][]uint64) {
+	tb.Helper()
+	dir := tb.TempDir()
+	if _, err := MakePlan(context.Background(), spec, bk, dir, nil); err != nil {
+		tb.Fatal(err)
+	}
+	leaves = planLeaves(tb, dir)
+	for rest := leaves; len(rest) > 0; {
+		n := min(len(rest), spec.TaskSize)
+		tasks = append(tasks, rest[:n])
+		rest = rest[n:]
+	}
+	return leaves, tasks
+}

@@ -1,0 +1,156 @@
+package coordinator
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator/keyfile"
+)
+
+// taskTable is the state of a job's tasks in a run. Task i is the leaves
+// [i*size, (i+1)*size) of the plan's leaves file (see MakePlan), which is
+// the same in every run: its keys are read from the file when needed, and
+// the table holds a few bytes a task, whatever the job's size.
+type taskTable struct {
+	leaves  *keyfile.File
+	size    int64
+	n       int
+	done    []bool  // its positions are in the book
+	failed  []bool  // given up on
+	copies  []uint8 // copies published in this run
+	out     []uint8 // copies published in this run without a result yet
+	pending int     // tasks neither done nor failed
+}
+
+// newTaskTable returns the tasks of size positions of the leaves, none
+// done yet.
+func newTaskTable(leaves *keyfile.File, size int) *taskTable {
+	n := int((leaves.Len() + int64(size) - 1) / int64(size))
+	return &taskTable{
+		leaves:  leaves,
+		size:    int64(size),
+		n:       n,
+		done:    make([]bool, n),
+		failed:  make([]bool, n),
+		copies:  make([]uint8, n),
+		out:     make([]uint8, n),
+		pending: n,
+	}
+}
+
+// Len returns the number of tasks.
+func (t *taskTable) Len() int { return t.n }
+
+// bounds returns the leaf indexes [from, to) of task i.
+func (t *taskTable) bounds(i int) (from, to int64) {
+	from = int64(i) * t.size
+	return from, min(from+t.size, t.leaves.Len())
+}
+
+// positions returns the number of positions of task i.
+func (t *taskTable) positions(i int) int64 {
+	from, to := t.bounds(i)
+	return to - from
+}
+
+// keys returns the position keys of task i.
+func (t *taskTable) keys(i int) ([]uint64, error) {
+	from, to := t.bounds(i)
+	return t.leaves.Keys(make([]uint64, 0, to-from), from, to)
+}
+
+// setDone marks task i done.
+func (t *taskTable) setDone(i int) {
+	if t.done[i] {
+		return
+	}
+	t.done[i] = true
+	if !t.failed[i] {
+		t.pending-- // a failed task's late result is welcome, already counted
+	}
+}
+
+// setFailed marks task i given up on.
+func (t *taskTable) setFailed(i int) {
+	if t.done[i] || t.failed[i] {
+		return
+	}
+	t.failed[i] = true
+	t.pending--
+}
+
+// needed reports whether task i still needs a result.
+func (t *taskTable) needed(i int) bool { return i < t.n && !t.done[i] && !t.failed[i] }
+
+// published counts a copy of task i published.
+func (t *taskTable) published(i int) {
+	t.copies[i]++
+	t.out[i]++
+}
+
+// answered counts a result of task i against its copies out.
+func (t *taskTable) answered(i int) {
+	if i < t.n && t.out[i] > 0 {
+		t.out[i]--
+	}
+}
+
+// leavesLeft returns the number of positions of the tasks not done, and of
+// all tasks.
+func (t *taskTable) leavesLeft() (left, total int64) {
+	for i := range t.n {
+		if !t.done[i] {
+			left += t.positions(i)
+		}
+	}
+	return left, t.leaves.Len()
+}
+
+// markHeld marks done every task whose positions held yields all: the
+// book's entries of the leaves' depth, in key order. It reads the leaves
+// file once, beside held.
+func (t *taskTable) markHeld(held iter.Seq2[book.Entry, error]) error {
+	next, stop := iter.Pull2(held)
+	defer stop()
+	e, err, ok := next()
+	sc := t.leaves.Scan(0, t.leaves.Len())
+	allHeld := true
+	for sc.Next() {
+		for ok && err == nil && e.Key < sc.Key() {
+			e, err, ok = next()
+		}
+		if err != nil {
+			return err
+		}
+		allHeld = allHeld && ok && e.Key == sc.Key()
+		i := int(sc.Index() / t.size)
+		if sc.Index()%t.size == t.size-1 || sc.Index() == t.leaves.Len()-1 {
+			if allHeld {
+				t.setDone(i)
+			}
+			allHeld = true
+		}
+	}
+	return sc.Err()
+}
+
+// checkKeys reports an error unless keys are the keys of task i.
+func (t *taskTable) checkKeys(i int, keys []uint64) error {
+	if i >= t.n {
+		return fmt.Errorf("task %d: the plan has %d tasks", i, t.n)
+	}
+	want, err := t.keys(i)
+	if err != nil {
+		return err
+	}
+	if len(keys) != len(want) {
+		return fmt.Errorf("task %d: the result's %d positions are not the task's %d", i, len(keys), len(want))
+	}
+	for j := range keys {
+		if keys[j] != want[j] {
+			return fmt.Errorf("task %d: the result's position %d is not the task's", i, j)
+		}
+	}
+	return nil
+}
