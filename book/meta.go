@@ -45,8 +45,11 @@ const FormatVersion = 1
 
 // Metadata key kinds and record versions; see the diagrams above.
 const (
-	kindBook      = 'B'
-	kindJob       = 'J'
+	kindBook = 'B'
+	kindJob  = 'J'
+	// 'T' was the kind of the task records of a job's plan, before plans
+	// moved to files beside the book: books written then may hold some,
+	// which nothing reads.
 	bookRecordLen = 3
 	jobVersion    = 1
 	maxJobIDLen   = 255
@@ -111,7 +114,7 @@ type Job struct {
 	Planned  int64     `json:"planned"`   // positions the plan holds
 	Solved   int64     `json:"solved"`    // positions solved by workers and written
 	Derived  int64     `json:"derived"`   // positions derived from their children and written
-	Tasks    int64     `json:"tasks"`     // tasks of the plan (see PutTasks)
+	Tasks    int64     `json:"tasks"`     // tasks of the plan in the last run
 	TaskSize int       `json:"task_size"` // most positions a task holds
 	Runs     int       `json:"runs"`      // times a coordinator started on the job
 	Created  time.Time `json:"created"`   // when the job was first stored
