@@ -20,34 +20,6 @@ import (
 	"github.com/c4book/c4book/solver"
 )
 
-// JobBook is the part of a book a coordinator uses: entries and the job
-// record.
-type JobBook interface {
-	PlanBook
-	DeriveBook
-	Job(id string) (book.Job, bool, error)
-	PutJob(j book.Job) (book.Job, error)
-	Path() string
-}
-
-// Queue is the part of the queue a coordinator uses.
-type Queue interface {
-	EnsureStreams(ctx context.Context, cfg queue.StreamConfig) error
-	PurgeTasks(ctx context.Context, job string) error
-	PublishTasks(ctx context.Context, tasks []queue.Task) error
-	Results(ctx context.Context, job string) (*queue.ResultSource, error)
-	WatchMaxDeliveries(ctx context.Context, fn func(streamSeq uint64)) error
-	TaskBySeq(ctx context.Context, seq uint64) (queue.Task, error)
-	DeleteTask(ctx context.Context, seq uint64) error
-	PutJobStatus(ctx context.Context, s queue.JobStatus) error
-}
-
-// The book and the queue the commands give a coordinator.
-var (
-	_ JobBook = (*book.Book)(nil)
-	_ Queue   = (*queue.Conn)(nil)
-)
-
 // Config is what a coordinator needs to run a job.
 type Config struct {
 	Spec   Spec
@@ -324,7 +296,7 @@ func (j *job) solve(ctx context.Context) error {
 	if err := j.retry(ctx, "removing old tasks", func() error { return q.PurgeTasks(ctx, j.id) }); err != nil {
 		return err
 	}
-	var results *queue.ResultSource
+	var results Results
 	if err := j.retry(ctx, "binding to the results", func() (err error) {
 		results, err = q.Results(ctx, j.id)
 		return err
@@ -474,7 +446,7 @@ func (j *job) publish(ctx context.Context, tasks []queue.Task) error {
 
 // drain stores the results waiting in the stream, until none comes for
 // half a second.
-func (j *job) drain(ctx context.Context, results *queue.ResultSource) error {
+func (j *job) drain(ctx context.Context, results Results) error {
 	start := time.Now()
 	left, total := j.tasks.leavesLeft()
 	var stored int64
@@ -502,7 +474,7 @@ var errNoResult = errors.New("no result")
 
 // fetch waits up to wait for results and stores them (see collect),
 // returning the number of positions newly done, or errNoResult.
-func (j *job) fetch(ctx context.Context, results *queue.ResultSource, wait time.Duration) (int64, error) {
+func (j *job) fetch(ctx context.Context, results Results, wait time.Duration) (int64, error) {
 	fetchCtx, cancel := context.WithTimeout(ctx, wait)
 	msgs, bad, err := results.Fetch(fetchCtx, 256)
 	cancel()

@@ -12,12 +12,6 @@ import (
 	"github.com/c4book/c4book/solver"
 )
 
-// DeriveBook is the part of a book derivation uses.
-type DeriveBook interface {
-	NewReader() (*book.Reader, error)
-	PutBatch(entries []book.Entry) error
-}
-
 // writeBatch is how many entries the planner and the derivation write in
 // one synced batch.
 const writeBatch = 10000

@@ -52,12 +52,6 @@ func (s Spec) Validate() (solver.Position, error) {
 	return root, nil
 }
 
-// PlanBook is the part of a book the planner uses.
-type PlanBook interface {
-	Entries(minDepth, maxDepth int) iter.Seq2[book.Entry, error]
-	PutBatch(entries []book.Entry) error
-}
-
 // A job's plan is a directory of key files (package keyfile), the job's
 // positions one depth at a time:
 //

@@ -1,0 +1,203 @@
+package coordinator
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// leavesOf writes keys as a leaves file and opens it.
+func leavesOf(tb testing.TB, keys []uint64) *keyfile.File {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "leaves")
+	w, err := keyfile.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, k := range keys {
+		if err := w.Add(k); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	kf, err := keyfile.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { kf.Close() })
+	return kf
+}
+
+func TestTaskTable(t *testing.T) {
+	keys := []uint64{10, 20, 30, 40, 50, 60, 70}
+	tt := newTaskTable(leavesOf(t, keys), 3)
+	if tt.Len() != 3 || tt.pending != 3 {
+		t.Fatalf("%d tasks, %d pending; want 3 of 3, 3, 1 positions", tt.Len(), tt.pending)
+	}
+	if got, _ := tt.keys(2); !slices.Equal(got, []uint64{70}) || tt.positions(1) != 3 {
+		t.Errorf("task 2 keys %v, task 1 of %d positions", got, tt.positions(1))
+	}
+	if err := tt.checkKeys(1, []uint64{40, 50, 60}); err != nil {
+		t.Errorf("checkKeys of task 1's keys: %v", err)
+	}
+	for _, bad := range [][]uint64{{40, 50}, {40, 50, 61}, {40, 50, 60, 70}} {
+		if err := tt.checkKeys(1, bad); err == nil {
+			t.Errorf("checkKeys(1, %v) accepted", bad)
+		}
+	}
+	if err := tt.checkKeys(3, []uint64{1}); err == nil {
+		t.Error("checkKeys of a task past the plan accepted")
+	}
+
+	// Task 0 held whole, task 1 in part: only task 0 is done.
+	held := []book.Entry{{Depth: 8, Key: 10}, {Depth: 8, Key: 20}, {Depth: 8, Key: 30}, {Depth: 8, Key: 50}}
+	seq := func(yield func(book.Entry, error) bool) {
+		for _, e := range held {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+	if err := tt.markHeld(seq); err != nil {
+		t.Fatal(err)
+	}
+	if !tt.done[0] || tt.done[1] || tt.done[2] || tt.pending != 2 {
+		t.Errorf("done %v, %d pending: want task 0 alone done", tt.done, tt.pending)
+	}
+	if left, total := tt.leavesLeft(); left != 4 || total != 7 {
+		t.Errorf("leavesLeft = %d, %d; want 4, 7", left, total)
+	}
+
+	tt.setFailed(2)
+	tt.setFailed(2)
+	if tt.needed(2) || tt.pending != 1 {
+		t.Errorf("after failing task 2 twice: needed %v, %d pending", tt.needed(2), tt.pending)
+	}
+	tt.setDone(2) // its late result: welcome, counted already
+	tt.setDone(1)
+	tt.setDone(1)
+	if tt.pending != 0 || !tt.done[2] {
+		t.Errorf("%d pending, task 2 done %v", tt.pending, tt.done[2])
+	}
+
+	tt.published(1)
+	tt.published(1)
+	tt.answered(1)
+	tt.answered(1)
+	tt.answered(1)
+	if tt.copies[1] != 2 || tt.out[1] != 0 {
+		t.Errorf("task 1: %d copies, %d out; want 2, 0", tt.copies[1], tt.out[1])
+	}
+}
+
+// TestCollect checks results against the plan with fakes of the book and
+// the queue: a good result is stored and its task done; forged ones are
+// rejected and their worker quarantined in the end.
+func TestCollect(t *testing.T) {
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, mb, fq := testJob(t, spec, Config{})
+	if j.tasks.Len() < 3 || len(fq.published) != j.tasks.Len() {
+		t.Fatalf("%d tasks, %d published", j.tasks.Len(), len(fq.published))
+	}
+	ctx := context.Background()
+	planned := len(mb.entries) // the positions scored at once
+	good := solvedResult(t, j, 0, "honest")
+	win := solvedResult(t, j, 1, "liar")
+	win.Scores[0] = int8(spec.Board.WinNowScore(spec.Depth)) // a leaf never wins at once
+	keys := solvedResult(t, j, 2, "liar")
+	keys.Keys[0], keys.Keys[1] = keys.Keys[1], keys.Keys[0]
+	never := solvedResult(t, j, 2, "liar")
+	never.TaskID = taskID(2, 0, 2) // run 2 has not begun
+	reps := make([]*replies, 4)
+	var msgs []*queue.ResultMsg
+	for i, r := range []queue.Result{good, win, keys, never} {
+		reps[i] = &replies{}
+		msgs = append(msgs, resultMsg(r, reps[i]))
+	}
+	n, err := j.collect(ctx, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(len(good.Keys)) || !j.tasks.done[0] || j.tasks.done[1] || j.tasks.done[2] {
+		t.Errorf("collect stored %d positions, done %v: want task 0 alone", n, j.tasks.done)
+	}
+	if reps[0].acked != 1 || reps[1].termed != 1 || reps[2].termed != 1 || reps[3].termed != 1 {
+		t.Errorf("replies %+v %+v %+v %+v: want the good one acked, the others terminated", *reps[0], *reps[1], *reps[2], *reps[3])
+	}
+	if len(mb.entries)-planned != len(good.Keys) || j.summary.Rejected != 3 || !j.quarantined["liar"] || j.quarantined["honest"] {
+		t.Errorf("%d entries written, %d rejected, quarantined %v", len(mb.entries)-planned, j.summary.Rejected, j.quarantined)
+	}
+	// Tasks 1 and 2 lost their copy to the liar: published again.
+	if republished := fq.published[j.tasks.Len():]; len(republished) != 2 {
+		t.Errorf("%d tasks published again, want tasks 1 and 2", len(republished))
+	}
+	// The quarantined worker's right answer is ignored; the duplicate of a
+	// done task is acked and not written again.
+	rep1, rep2 := &replies{}, &replies{}
+	writes := mb.writes
+	if n, err = j.collect(ctx, []*queue.ResultMsg{resultMsg(solvedResult(t, j, 1, "liar"), rep1), resultMsg(good, rep2)}); err != nil || n != 0 {
+		t.Fatalf("collect = %d, %v", n, err)
+	}
+	if j.tasks.done[1] || rep1.termed != 1 || rep2.acked != 1 || mb.writes != writes {
+		t.Errorf("task 1 done %v, replies %+v %+v, %d writes: want the liar ignored and no write", j.tasks.done[1], *rep1, *rep2, mb.writes-writes)
+	}
+}
+
+// TestCollect_crossCheck: a cross-checked task is stored once two workers
+// agree; when they disagree the coordinator solves it, stores its own
+// scores and rejects the worker that was wrong; one worker answering both
+// copies gets the task published again for another.
+func TestCollect_crossCheck(t *testing.T) {
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
+	if len(fq.published) != 2*j.tasks.Len() {
+		t.Fatalf("%d copies published for %d tasks, want two each", len(fq.published), j.tasks.Len())
+	}
+	ctx := context.Background()
+	collect := func(r queue.Result) {
+		t.Helper()
+		if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(r, &replies{})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Task 0: two workers agree.
+	planned := len(mb.entries) // the positions scored at once
+	collect(solvedResult(t, j, 0, "a"))
+	if j.tasks.done[0] || len(mb.entries) != planned {
+		t.Fatal("a cross-checked task stored on one result")
+	}
+	collect(solvedResult(t, j, 0, "b"))
+	if !j.tasks.done[0] || j.summary.CrossChecked != 1 {
+		t.Errorf("task 0 done %v, %d cross-checked", j.tasks.done[0], j.summary.CrossChecked)
+	}
+	// Task 1: b lies; the coordinator decides.
+	truth := solvedResult(t, j, 1, "a")
+	lie := solvedResult(t, j, 1, "b")
+	lie.Scores[0] = -lie.Scores[0] - 1
+	collect(truth)
+	collect(lie)
+	if !j.tasks.done[1] || j.summary.Disagreements != 1 || j.rejections["b"] != 1 || j.rejections["a"] != 0 {
+		t.Errorf("task 1 done %v, %d disagreements, rejections %v: want b alone rejected", j.tasks.done[1], j.summary.Disagreements, j.rejections)
+	}
+	for i, k := range truth.Keys {
+		p, _ := spec.Board.PositionFromKey(k)
+		if v, ok := mb.score(p); !ok || v != int(truth.Scores[i]) {
+			t.Errorf("position %d of task 1: book %d %v, want the true %d", i, v, ok, truth.Scores[i])
+		}
+	}
+	// Task 2: a answers both copies: a third copy goes out.
+	published := len(fq.published)
+	collect(solvedResult(t, j, 2, "a"))
+	collect(solvedResult(t, j, 2, "a"))
+	if j.tasks.done[2] || len(fq.published) != published+1 {
+		t.Errorf("task 2 done %v, %d copies published: want not done, one more copy", j.tasks.done[2], len(fq.published)-published)
+	}
+}
