@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -149,7 +150,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		j.cfg.Book = &guardedBook{JobBook: cfg.Book, ctx: ctx, min: uint64(cfg.MinFreeBytes), log: j.log,
 			waiting: func(on bool) {
 				j.diskFull.Store(on)
-				j.putStatus(ctx, j.lastState, j.lastDone, j.lastTotal)
+				j.putLastStatus(ctx)
 			}}
 	}
 	err := j.run(ctx)
@@ -178,6 +179,7 @@ type job struct {
 	refereeSolver *solver.Solver       // the coordinator's own, for disagreements
 	diskFull      atomic.Bool          // writes wait for disk space
 
+	statusMu            sync.Mutex    // guards the last status, put from several goroutines
 	lastState           book.JobState // of the last status stored
 	lastDone, lastTotal int64
 }
@@ -258,10 +260,15 @@ func (j *job) plan(ctx context.Context) error {
 		}
 		j.log.Info("planning", "root", j.cfg.Spec.Root, "depth", j.cfg.Spec.Depth, "dir", j.dir)
 	}
+	update, stop := j.reportStatus(ctx, book.JobPlanning)
 	st, err := MakePlan(ctx, j.cfg.Spec, j.cfg.Book, j.dir, &PlanOptions{
-		MemKeys:  j.cfg.PlanMemKeys,
-		Progress: func(n int64) { j.progress(book.JobPlanning, n, 0, start) },
+		MemKeys: j.cfg.PlanMemKeys,
+		Progress: func(n int64) {
+			update(n, 0)
+			j.progress(book.JobPlanning, n, 0, start)
+		},
 	})
+	stop()
 	if err != nil {
 		return fmt.Errorf("planning: %w", err)
 	}
@@ -379,7 +386,6 @@ func (j *job) solve(ctx context.Context) error {
 		}
 		return fmt.Errorf("%w: %s", ErrTasksFailed, msg)
 	}
-	j.putStatus(ctx, book.JobDeriving, doneLeaves, total)
 	return nil
 }
 
@@ -630,19 +636,53 @@ func (j *job) moves(index int) []string {
 }
 
 // putStatus stores the job status in the queue's status bucket; a failure
-// is logged, not fatal.
+// is logged, not fatal. done and total count the positions of the phase.
 func (j *job) putStatus(ctx context.Context, state book.JobState, done, total int64) {
+	j.statusMu.Lock()
+	defer j.statusMu.Unlock()
 	j.lastState, j.lastDone, j.lastTotal = state, done, total
-	if j.diskFull.Load() {
-		state = "waiting for disk space"
-	}
-	err := j.cfg.Queue.PutJobStatus(ctx, queue.JobStatus{
+	s := queue.JobStatus{
 		JobID: j.id, State: string(state), Total: uint64(total), Done: uint64(done),
 		Failed: uint64(len(j.summary.Failed)), Started: j.start, Quarantined: j.summary.Quarantined,
-	})
+	}
+	if j.diskFull.Load() {
+		s.Message = "waiting for disk space"
+	}
+	err := j.cfg.Queue.PutJobStatus(ctx, s)
 	if err != nil && ctx.Err() == nil {
 		j.log.Warn("storing job status", "error", err)
 	}
+}
+
+// putLastStatus stores the last status again.
+func (j *job) putLastStatus(ctx context.Context) {
+	j.statusMu.Lock()
+	state, done, total := j.lastState, j.lastDone, j.lastTotal
+	j.statusMu.Unlock()
+	j.putStatus(ctx, state, done, total)
+}
+
+// reportStatus stores the job's status in state every StatusEvery, with
+// the counts last given to update, until stop is called: the status of a
+// phase whose progress comes from another goroutine.
+func (j *job) reportStatus(ctx context.Context, state book.JobState) (update func(done, total int64), stop func()) {
+	var done, total atomic.Int64
+	quit, finished := make(chan struct{}), make(chan struct{})
+	j.putStatus(ctx, state, 0, 0)
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(j.cfg.StatusEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				j.putStatus(ctx, state, done.Load(), total.Load())
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func(d, t int64) { done.Store(d); total.Store(t) }, func() { close(quit); <-finished }
 }
 
 // derive scores the interior positions and marks the job done.
@@ -653,9 +693,15 @@ func (j *job) derive(ctx context.Context) error {
 	start := time.Now()
 	j.progress(book.JobDeriving, 0, 0, start)
 	total := j.summary.Positions - j.tasks.leaves.Len()
+	update, stop := j.reportStatus(ctx, book.JobDeriving)
+	var mu sync.Mutex // Derive reports from its goroutines
 	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, j.dir, func(n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		update(n, total)
 		j.progress(book.JobDeriving, n, total, start)
 	})
+	stop()
 	j.summary.Derived = n
 	if err != nil {
 		return fmt.Errorf("deriving: %w", err)

@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -479,4 +480,48 @@ func TestRun_crossCheck(t *testing.T) {
 		}
 		checkBook(t, b, c.book, spec.Root, spec.Depth)
 	})
+}
+
+// TestRun_restartInEveryPhase: the coordinator stops while it plans, and
+// while it derives; run again each time, it finishes the job, and the book
+// holds every position with its exact score.
+func TestRun_restartInEveryPhase(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	workCtx, stopWorkers := context.WithCancel(context.Background())
+	wait := c.startWorker(t, workCtx, "w")
+	defer func() { stopWorkers(); wait() }()
+	spec := coordinator.Spec{Board: b, Depth: 10, TaskSize: 64}
+	var phases []book.JobState
+	for _, stopIn := range []book.JobState{book.JobPlanning, book.JobDeriving} {
+		ctx, stop := context.WithCancel(context.Background())
+		cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
+			PlanMemKeys: 5000, // runs spilled: the planner's files are mid-way too
+			Progress: func(p coordinator.Progress) {
+				if p.Phase == stopIn && p.Done > 0 && p.Done != p.Total {
+					stop()
+				}
+			}}
+		_, err := coordinator.Run(ctx, cfg)
+		stop()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("run stopped while %s: %v, want context.Canceled", stopIn, err)
+		}
+		rec, _, _ := c.book.Job(spec.ID())
+		phases = append(phases, rec.State)
+	}
+	if phases[0] != book.JobPlanning || phases[1] != book.JobDeriving {
+		t.Errorf("job records after the stops: %v, want planning then deriving", phases)
+	}
+	sum, err := c.runJob(context.Background(), t, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := checkBook(t, b, c.book, "", spec.Depth)
+	if sum.Positions != int64(n) {
+		t.Errorf("last run: %d positions, want %d", sum.Positions, n)
+	}
+	if _, err := os.Stat(filepath.Join(c.book.Path(), "plans", spec.ID())); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the plan of the finished job is still there: %v", err)
+	}
 }

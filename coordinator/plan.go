@@ -226,11 +226,11 @@ func (pl *planner) level(d int, gen func(add func(uint64) error) error) error {
 		}
 		pl.stats.Positions++
 		if pl.stats.Positions%planProgressEvery == 0 {
-			if err := pl.ctx.Err(); err != nil {
-				return err
-			}
 			if pl.opts.Progress != nil {
 				pl.opts.Progress(pl.stats.Positions)
+			}
+			if err := pl.ctx.Err(); err != nil {
+				return err
 			}
 		}
 		if ok && next.Key == key {
