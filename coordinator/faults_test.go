@@ -282,7 +282,7 @@ func TestRun_diskFull(t *testing.T) {
 	// The job waits, and says why.
 	for {
 		st, err := c.conn.JobStatus(ctx, spec.ID())
-		if err == nil && st.State == "waiting for disk space" {
+		if err == nil && st.Message == "waiting for disk space" && st.State == string(book.JobSolving) {
 			break
 		}
 		select {

@@ -34,10 +34,12 @@ type WorkerStatus struct {
 
 // JobStatus is the coordinator's account of a job.
 type JobStatus struct {
-	JobID   string    `json:"job_id"`
-	State   string    `json:"state"` // chosen by the coordinator ("running", "done", ...)
-	Total   uint64    `json:"total"` // positions to solve
-	Done    uint64    `json:"done"`
+	JobID string `json:"job_id"`
+	State string `json:"state"` // a book.JobState: "planning", "solving", "deriving", "done", ...
+	Total uint64 `json:"total"` // positions of the phase (0 while planning: not known yet)
+	Done  uint64 `json:"done"`  // of them, made, solved or scored
+	// Message says what holds the job up, if anything ("waiting for disk
+	// space").
 	Failed  uint64    `json:"failed"`
 	Started time.Time `json:"started"`
 	Updated time.Time `json:"updated"`

@@ -159,7 +159,9 @@ func printStatus(w io.Writer, rep statusReport, now time.Time) {
 	if len(rep.Jobs) == 0 {
 		fmt.Fprintln(w, "Jobs: none reported.")
 	} else {
-		fmt.Fprintln(tw, "JOB\tSTATE\tSOLVED\tTOTAL\tDONE\tFAILED\tSTARTED\tUPDATED")
+		// DONE and TOTAL count the positions of the phase the job is in:
+		// made while planning, solved while solving, scored while deriving.
+		fmt.Fprintln(tw, "JOB\tSTATE\tDONE\tTOTAL\t%\tFAILED\tSTARTED\tUPDATED")
 		for _, j := range rep.Jobs {
 			pct := "-"
 			if j.Total > 0 {
@@ -171,6 +173,9 @@ func printStatus(w io.Writer, rep statusReport, now time.Time) {
 		tw.Flush()
 	}
 	for _, j := range rep.Jobs {
+		if j.Message != "" {
+			fmt.Fprintf(w, "Job %s: %s\n", j.JobID, j.Message)
+		}
 		if len(j.Quarantined) > 0 {
 			fmt.Fprintf(w, "Job %s: quarantined workers (results ignored): %s\n", j.JobID, strings.Join(j.Quarantined, ", "))
 		}

@@ -26,7 +26,7 @@ func TestStatus_Run(t *testing.T) {
 		wantOK(t, r)
 		lines := outputLines(r.stdout)
 		want := [][]string{
-			{"JOB", "STATE", "SOLVED", "TOTAL", "DONE", "FAILED", "STARTED", "UPDATED"},
+			{"JOB", "STATE", "DONE", "TOTAL", "%", "FAILED", "STARTED", "UPDATED"},
 			{"5x4-d10", "done"},
 			{"WORKER", "HOST", "SOLVED", "TASKS", "RATE/S", "BUSY", "JOB", "LAST", "SEEN"},
 			{"w1"},
