@@ -67,6 +67,13 @@ type Config struct {
 	// check off; the commands set it from book.min-free (256 MiB unless
 	// set).
 	MinFreeBytes int64
+	// IdleCheck is how long the coordinator waits without a result before
+	// it looks for tasks of its job that no worker will get: tasks given up
+	// on whose notice it missed (it is sent once, as a plain message), and
+	// tasks lost from the stream (purged, or lost with the server's
+	// storage), which it publishes again. It looks again as often while
+	// nothing comes. The default value is 10 seconds.
+	IdleCheck time.Duration
 }
 
 // DefaultWindow is the default Config.Window: enough tasks for many
@@ -127,6 +134,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	if cfg.QuarantineAfter <= 0 {
 		cfg.QuarantineAfter = 3
+	}
+	if cfg.IdleCheck <= 0 {
+		cfg.IdleCheck = 10 * time.Second
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow
@@ -338,6 +348,7 @@ func (j *job) solve(ctx context.Context) error {
 	defer status.Stop()
 	j.putStatus(ctx, book.JobSolving, doneLeaves, total)
 
+	lastResult := time.Now() // or the last look for stranded tasks
 	for j.tasks.pending > 0 {
 		select {
 		case seq := <-failures:
@@ -361,10 +372,17 @@ func (j *job) solve(ctx context.Context) error {
 			j.putStatus(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
 			return ctx.Err()
 		case errors.Is(err, errNoResult):
+			if time.Since(lastResult) >= j.cfg.IdleCheck {
+				lastResult = time.Now()
+				if err := j.recoverStranded(ctx); err != nil {
+					return err
+				}
+			}
 			continue
 		case err != nil:
 			return err
 		}
+		lastResult = time.Now()
 		doneLeaves += n
 		j.progress(book.JobSolving, doneLeaves, total, start)
 		if err := j.publishMore(ctx); err != nil {
@@ -622,6 +640,42 @@ func (j *job) taskFailed(ctx context.Context, seq uint64) {
 	}
 }
 
+// recoverStranded looks for the tasks of the job that no worker will get,
+// once the task queue is idle (see queue.Conn.StrandedTasks): a task still
+// in the stream was given up on, and is failed as if its notice had come;
+// a task published and not answered that is not in the stream was lost,
+// and is published again. Passing queue errors leave it for the next look.
+func (j *job) recoverStranded(ctx context.Context) error {
+	seqs, idle, err := j.cfg.Queue.StrandedTasks(ctx, j.id)
+	if err != nil || !idle {
+		if err != nil && ctx.Err() == nil {
+			j.log.Debug("looking for stranded tasks", "error", err)
+		}
+		return nil
+	}
+	for _, seq := range seqs {
+		j.taskFailed(ctx, seq)
+	}
+	var lost []int
+	for i := range j.next {
+		if j.tasks.needed(i) && j.tasks.out[i] > 0 {
+			lost = append(lost, i)
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	j.log.Warn("tasks lost from the queue (purged, or lost with the server's storage): publishing them again", "tasks", len(lost))
+	for _, i := range lost {
+		j.tasks.out[i] = 0
+	}
+	err = j.publishAgain(ctx, lost)
+	if err == nil {
+		err = j.publishMore(ctx) // given up on, some may have closed
+	}
+	return err
+}
+
 // moves returns the move strings of the positions of task index.
 func (j *job) moves(index int) []string {
 	var moves []string
@@ -719,6 +773,9 @@ func (j *job) derive(ctx context.Context) error {
 	if j.tasks.Len() > 0 {
 		_, total := j.tasks.leavesLeft()
 		j.putStatus(ctx, book.JobDone, total, total)
+		if err := j.cfg.Queue.RemoveJob(ctx, j.id); err != nil {
+			j.log.Warn("removing the finished job's consumer and messages from the queue", "error", err)
+		}
 	}
 	j.log.Info("job complete", "derived", n, "took", time.Since(j.start).Round(time.Millisecond))
 	return nil

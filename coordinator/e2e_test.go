@@ -30,6 +30,18 @@ type cluster struct {
 
 func newCluster(tb testing.TB, b *solver.Board) *cluster {
 	tb.Helper()
+	return newClusterWith(tb, b, &book.Options{CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+}
+
+// newClusterWith is newCluster with the book opened with opts (nil: the
+// defaults), made for board b.
+func newClusterWith(tb testing.TB, b *solver.Board, opts *book.Options) *cluster {
+	tb.Helper()
+	o := book.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Create, o.Board = true, b
 	dir := tb.TempDir()
 	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats")})
 	if err != nil {
@@ -41,7 +53,7 @@ func newCluster(tb testing.TB, b *solver.Board) *cluster {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { conn.Close() })
-	bk, err := book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+	bk, err := book.Open(filepath.Join(dir, "book"), &o)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -107,7 +107,11 @@ func (q *fakeQueue) WatchMaxDeliveries(context.Context, func(uint64)) error { re
 func (q *fakeQueue) TaskBySeq(context.Context, uint64) (queue.Task, error) {
 	return queue.Task{}, errors.New("fakeQueue: no task")
 }
-func (q *fakeQueue) DeleteTask(context.Context, uint64) error            { return nil }
+func (q *fakeQueue) DeleteTask(context.Context, uint64) error { return nil }
+func (q *fakeQueue) RemoveJob(context.Context, string) error  { return nil }
+func (q *fakeQueue) StrandedTasks(context.Context, string) ([]uint64, bool, error) {
+	return nil, false, nil
+}
 func (q *fakeQueue) PutJobStatus(context.Context, queue.JobStatus) error { return nil }
 
 var _ Queue = (*fakeQueue)(nil)

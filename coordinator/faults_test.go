@@ -99,6 +99,18 @@ func TestRun_pausedWorker(t *testing.T) {
 // deliveries and reported with its positions; the rest of the job is
 // stored, and running the job again, with a worker that can, completes it.
 func TestRun_failingTask(t *testing.T) {
+	t.Run("notice heard", func(t *testing.T) { testFailingTask(t, false) })
+	// The notice of a task given up on is a plain NATS message, sent once:
+	// missed, the coordinator finds the task stranded in the stream.
+	t.Run("notice lost", func(t *testing.T) { testFailingTask(t, true) })
+}
+
+// deafQueue is a queue whose notices of tasks given up on never arrive.
+type deafQueue struct{ coordinator.Queue }
+
+func (deafQueue) WatchMaxDeliveries(context.Context, func(uint64)) error { return nil }
+
+func testFailingTask(t *testing.T, deaf bool) {
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	c.stream.MaxDeliver = 2
@@ -112,7 +124,11 @@ func TestRun_failingTask(t *testing.T) {
 	wait := c.solvingWorker(t, ctx, "crashy", func(m *queue.TaskMsg) bool {
 		return !slices.Equal(m.Task.Keys, poison)
 	})
-	sum, err := c.runJob(ctx, t, spec)
+	cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), IdleCheck: time.Second}
+	if deaf {
+		cfg.Queue = deafQueue{c.conn}
+	}
+	sum, err := coordinator.Run(ctx, cfg)
 	cancel()
 	wait()
 	if !errors.Is(err, coordinator.ErrTasksFailed) {
@@ -426,4 +442,47 @@ func TestRun_serverDownAtStart(t *testing.T) {
 	cancel()
 	wg.Wait()
 	checkBook(t, b, bk, spec.Root, spec.Depth)
+}
+
+// TestRun_tasksPurged: the tasks of a running job vanish from the stream
+// (an operator purges it); the coordinator notices tasks that are neither
+// in the stream nor answered, publishes them again, and the job completes.
+func TestRun_tasksPurged(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	published := make(chan struct{})
+	var once sync.Once
+	done := make(chan error, 1)
+	var sum coordinator.Summary
+	go func() {
+		var err error
+		sum, err = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), IdleCheck: time.Second,
+			Progress: func(p coordinator.Progress) {
+				if p.Phase == book.JobSolving {
+					once.Do(func() { close(published) })
+				}
+			}})
+		done <- err
+	}()
+	<-published
+	if err := c.conn.PurgeTasks(ctx, spec.ID()); err != nil {
+		t.Fatal(err)
+	}
+	wait := c.startWorker(t, ctx, "w")
+	defer func() { cancel(); wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the job did not finish within a minute of its tasks being purged")
+	}
+	n := checkBook(t, b, c.book, spec.Root, spec.Depth)
+	if sum.Positions != int64(n) {
+		t.Errorf("summary: %d positions, want %d", sum.Positions, n)
+	}
 }

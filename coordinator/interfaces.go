@@ -42,6 +42,8 @@ type Queue interface {
 	WatchMaxDeliveries(ctx context.Context, fn func(streamSeq uint64)) error
 	TaskBySeq(ctx context.Context, seq uint64) (queue.Task, error)
 	DeleteTask(ctx context.Context, seq uint64) error
+	StrandedTasks(ctx context.Context, job string) (seqs []uint64, idle bool, err error)
+	RemoveJob(ctx context.Context, job string) error
 	PutJobStatus(ctx context.Context, s queue.JobStatus) error
 }
 

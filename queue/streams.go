@@ -45,6 +45,15 @@ const (
 	// maxBackOffSteps bounds the length of the task consumer's BackOff.
 	maxBackOffSteps = 4
 
+	// taskStreamMaxBytes and resultStreamMaxBytes bound the streams: past
+	// them, publishing is refused (and retried) rather than filling the
+	// server's disk. Coordinators keep a window of tasks in the stream
+	// (coordinator.Config.Window, 4096 by default: a few MB); results
+	// pile up only while no coordinator takes them, and the results of a
+	// whole depth-14 book take about 350 MB.
+	taskStreamMaxBytes   = 256 << 20
+	resultStreamMaxBytes = 1 << 30
+
 	// resultAckWait is how long the coordinator holds a result before it is
 	// delivered again: it writes a batch of results and then acks them.
 	resultAckWait = 2 * time.Minute
@@ -99,6 +108,8 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 			Retention:   jetstream.WorkQueuePolicy,
 			Storage:     jetstream.FileStorage,
 			Duplicates:  DuplicateWindow,
+			MaxBytes:    taskStreamMaxBytes,
+			Discard:     jetstream.DiscardNew,
 		},
 		{
 			Name:        ResultStream,
@@ -107,6 +118,8 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 			Retention:   jetstream.WorkQueuePolicy,
 			Storage:     jetstream.FileStorage,
 			Duplicates:  DuplicateWindow,
+			MaxBytes:    resultStreamMaxBytes,
+			Discard:     jetstream.DiscardNew,
 		},
 	} {
 		s, err := c.js.CreateOrUpdateStream(ctx, sc)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -124,13 +125,44 @@ func (c *Conn) PurgeTasks(ctx context.Context, job string) error {
 	return nil
 }
 
+// RemoveJob removes what the queue holds for job once it is complete: its
+// tasks and results left in the streams (copies of cross-checked tasks,
+// results that came late) and the consumer of its results. Removing a job
+// the queue does not know is not an error.
+func (c *Conn) RemoveJob(ctx context.Context, job string) error {
+	if err := ValidJobID(job); err != nil {
+		return fmt.Errorf("queue: remove job: %w", err)
+	}
+	if err := c.PurgeTasks(ctx, job); err != nil {
+		return err
+	}
+	s, err := c.stream(ctx, ResultStream)
+	if err != nil {
+		return err
+	}
+	if err := s.DeleteConsumer(ctx, ResultConsumer(job)); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return c.notReady("delete consumer "+ResultConsumer(job), err)
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(ResultSubject(job))); err != nil {
+		return c.notReady("purge results of "+job, err)
+	}
+	return nil
+}
+
 // TaskSource hands tasks to a worker, one at a time, from the consumer
 // shared by all workers. It is safe for concurrent use: each worker thread
 // calls Next when it is ready for a task.
 type TaskSource struct {
 	c    *Conn
 	cons jetstream.Consumer
+
+	mu      sync.Mutex
+	ackWait time.Duration // as last read from the consumer
+	readAt  time.Time     // when
 }
+
+// ackWaitFresh is how long TaskSource.AckWait trusts the AckWait it read.
+const ackWaitFresh = 5 * time.Second
 
 // Tasks binds to the workers' task consumer. The error wraps ErrNotReady
 // when the coordinator has not created it yet (EnsureStreams); a worker
@@ -143,10 +175,25 @@ func (c *Conn) Tasks(ctx context.Context) (*TaskSource, error) {
 	return &TaskSource{c: c, cons: cons}, nil
 }
 
-// AckWait returns the consumer's AckWait as the coordinator set it when the
-// source was made: a worker must report progress more often than that.
+// AckWait returns the consumer's AckWait, as the last coordinator to start
+// set it, read again when the last reading is over a few seconds old: a
+// worker must report progress on a task more often than that. While the
+// server does not answer, it returns the last value read.
 func (s *TaskSource) AckWait() time.Duration {
-	return s.cons.CachedInfo().Config.AckWait
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readAt.IsZero() {
+		s.ackWait, s.readAt = s.cons.CachedInfo().Config.AckWait, time.Now()
+	}
+	if time.Since(s.readAt) > ackWaitFresh {
+		s.readAt = time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if info, err := s.cons.Info(ctx); err == nil {
+			s.ackWait = info.Config.AckWait
+		}
+	}
+	return s.ackWait
 }
 
 // Next waits for the next task until ctx is done. It pulls exactly one
@@ -317,6 +364,45 @@ func (c *Conn) WatchMaxDeliveries(ctx context.Context, fn func(streamSeq uint64)
 	}
 	context.AfterFunc(ctx, func() { _ = sub.Unsubscribe() })
 	return nil
+}
+
+// StrandedTasks returns the stream sequences of job's tasks that are in
+// the task stream but will not be delivered again: tasks given up on
+// after MaxDeliver deliveries. It can tell only while the task consumer is
+// idle, every task delivered and none in a worker's hands; otherwise idle
+// is false and seqs is nil. With the consumer idle, a task of the stream
+// is stranded, and a task that is neither in the stream nor answered was
+// lost (purged, or lost with the server's storage).
+//
+// This is how a coordinator recovers what WatchMaxDeliveries announces
+// once only: it asks when no result came for a while.
+func (c *Conn) StrandedTasks(ctx context.Context, job string) (seqs []uint64, idle bool, err error) {
+	s, err := c.stream(ctx, TaskStream)
+	if err != nil {
+		return nil, false, err
+	}
+	cons, err := s.Consumer(ctx, WorkerConsumer)
+	if err != nil {
+		return nil, false, c.notReady("bind consumer "+WorkerConsumer, err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, false, c.notReady("consumer "+WorkerConsumer, err)
+	}
+	if info.NumPending > 0 || info.NumAckPending > 0 {
+		return nil, false, nil
+	}
+	for seq := uint64(1); ; {
+		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(TaskSubject(job)))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return seqs, true, nil
+		}
+		if err != nil {
+			return nil, false, c.notReady("tasks of job "+job, err)
+		}
+		seqs = append(seqs, m.Sequence)
+		seq = m.Sequence + 1
+	}
 }
 
 // TaskBySeq returns the task at stream sequence seq. The error wraps

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestConn_PublishTasks is the round trip: the coordinator publishes tasks,
@@ -389,5 +391,90 @@ func TestTaskSource_Next_closed(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Next still waiting 30s after Close")
+	}
+}
+
+// TestTaskSource_AckWait_follows: a worker reads the AckWait again, so a
+// coordinator that changes it is followed while tasks are being solved.
+func TestTaskSource_AckWait_follows(t *testing.T) {
+	t.Parallel()
+	s, coord := setupQueue(t, StreamConfig{AckWait: 10 * time.Second, MaxDeliver: 5})
+	src := taskSource(t, connectTo(t, s, "worker"))
+	if aw := src.AckWait(); aw != 10*time.Second {
+		t.Fatalf("AckWait = %v, want 10s", aw)
+	}
+	if err := coord.EnsureStreams(testCtx(t, 10*time.Second), StreamConfig{AckWait: 2 * time.Second, MaxDeliver: 5}); err != nil {
+		t.Fatal(err)
+	}
+	src.mu.Lock()
+	src.readAt = time.Now().Add(-time.Minute) // the last reading is old
+	src.mu.Unlock()
+	if aw := src.AckWait(); aw != 2*time.Second {
+		t.Errorf("AckWait after the change = %v, want 2s", aw)
+	}
+}
+
+// TestConn_StrandedTasks: a task given up on after MaxDeliver deliveries
+// is found in the stream once the consumer is idle, and not before.
+func TestConn_StrandedTasks(t *testing.T) {
+	t.Parallel()
+	s, coord := setupQueue(t, StreamConfig{AckWait: time.Second, MaxDeliver: 1})
+	publishTasks(t, coord, testTask(t, "s", 1, 2))
+	src := taskSource(t, connectTo(t, s, "worker"))
+	m := nextTask(t, src) // held, never acked
+	ctx := testCtx(t, 20*time.Second)
+	if seqs, idle, err := coord.StrandedTasks(ctx, "s"); err != nil || idle || seqs != nil {
+		t.Errorf("with the task in a worker's hands: %v, %v, %v; want not idle", seqs, idle, err)
+	}
+	// The server gives up on the task when it would deliver it again:
+	// while a worker asks.
+	eventually(t, 10*time.Second, "the task given up on", func() bool {
+		short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+		defer cancel()
+		if _, err := src.Next(short); err == nil {
+			t.Fatal("the task was delivered again past MaxDeliver")
+		}
+		seqs, idle, err := coord.StrandedTasks(ctx, "s")
+		return err == nil && idle && len(seqs) == 1 && seqs[0] == m.Seq
+	})
+	if seqs, idle, err := coord.StrandedTasks(ctx, "other"); err != nil || !idle || len(seqs) != 0 {
+		t.Errorf("another job: %v, %v, %v; want idle and none", seqs, idle, err)
+	}
+}
+
+// TestConn_RemoveJob: a finished job's tasks, results and result consumer
+// are removed; another job's stay.
+func TestConn_RemoveJob(t *testing.T) {
+	t.Parallel()
+	_, c := setupQueue(t, testStreams)
+	ctx := testCtx(t, 10*time.Second)
+	for _, job := range []string{"a", "b"} {
+		task := testTask(t, job, 1, 2)
+		publishTasks(t, c, task)
+		if _, err := c.Results(ctx, job); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.PublishResult(ctx, resultFor(task, "w")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.RemoveJob(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if n := streamMsgs(t, c, TaskStream); n != 1 {
+		t.Errorf("task stream holds %d, want b's one", n)
+	}
+	if n := streamMsgs(t, c, ResultStream); n != 1 {
+		t.Errorf("result stream holds %d, want b's one", n)
+	}
+	rs, _ := c.stream(ctx, ResultStream)
+	if _, err := rs.Consumer(ctx, ResultConsumer("a")); !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		t.Errorf("a's result consumer: %v, want not found", err)
+	}
+	if _, err := rs.Consumer(ctx, ResultConsumer("b")); err != nil {
+		t.Errorf("b's result consumer: %v", err)
+	}
+	if err := c.RemoveJob(ctx, "a"); err != nil {
+		t.Errorf("removing it again: %v", err)
 	}
 }

@@ -52,7 +52,7 @@ type Config struct {
 	TableBytes int64
 	// Heartbeat is how often a task being solved is reported in progress;
 	// it must be well below the queue's AckWait, and is lowered to a third
-	// of it when tasks tell their AckWait (queue.TaskSource does). The
+	// of it when the tasks tell their AckWait (queue.TaskSource does). The
 	// default value is 10 seconds.
 	Heartbeat time.Duration
 	// IdleExit, if positive, makes the worker exit once no task came for
@@ -84,10 +84,6 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 10 * time.Second
-	}
-	// The coordinator chose the AckWait: report progress three times in it.
-	if aw, ok := tasks.(interface{ AckWait() time.Duration }); ok && aw.AckWait() > 0 {
-		cfg.Heartbeat = min(cfg.Heartbeat, aw.AckWait()/3)
 	}
 	if cfg.StatusEvery <= 0 {
 		cfg.StatusEvery = 15 * time.Second
@@ -299,7 +295,7 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 	hbDone := make(chan struct{})
 	go func() {
 		defer close(hbDone)
-		tick := time.NewTicker(w.cfg.Heartbeat)
+		tick := time.NewTicker(w.heartbeat())
 		defer tick.Stop()
 		for {
 			select {
@@ -309,6 +305,7 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 				if err := msg.InProgress(); err != nil {
 					log.Warn("reporting progress", "error", err)
 				}
+				tick.Reset(w.heartbeat())
 			}
 		}
 	}()
@@ -388,6 +385,17 @@ func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions
 	res.Nodes = s.Nodes()
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// heartbeat returns how often to report progress on a task now: three
+// times in the AckWait the coordinator chose, when the task source tells
+// it (queue.TaskSource does, and follows its changes), and at most
+// Config.Heartbeat.
+func (w *worker) heartbeat() time.Duration {
+	if aw, ok := w.tasks.(interface{ AckWait() time.Duration }); ok && aw.AckWait() > 0 {
+		return min(w.cfg.Heartbeat, aw.AckWait()/3)
+	}
+	return w.cfg.Heartbeat
 }
 
 // sharedTable returns the worker's table for board b, made anew (and the

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# coordinator-memory.sh: the peak resident memory of a coordinator. Runs
+# "c4book coordinator" with its embedded NATS server listening on the
+# loopback interface, and one "c4book worker" process beside it, on a job
+# (by default the README's quick start, a new book in a scratch
+# directory); prints the coordinator's peak resident memory (GNU time's
+# maximum resident set size) and its summary.
+#
+# Usage: scripts/coordinator-memory.sh [-d DEPTH] [-r ROOT] [-- c4book coordinator flags...]
+#
+#   -d, --depth D      depth of the book (default 20)
+#   -r, --root MOVES   root position (default 44444433)
+#
+# c4book is built from this repository, unless C4BOOK names a binary.
+set -euo pipefail
+
+depth=20 root=44444433
+extra=()
+prog=coordinator-memory.sh
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$repo/scripts/lib.sh"
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	-d | --depth) depth=$2; shift 2 ;;
+	-r | --root) root=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; extra=("$@"); break ;;
+	*) usage >&2; die "unknown argument $1" ;;
+	esac
+done
+[ -x /usr/bin/time ] || die "GNU time (/usr/bin/time) is needed: apt-get install time"
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+c4book=$(find_c4book "$repo")
+port=$(free_port)
+export C4BOOK_NATS_TOKEN
+C4BOOK_NATS_TOKEN=$(new_token)
+
+/usr/bin/time -f "%M" -o "$tmp/rss" "$c4book" coordinator --depth "$depth" --root "$root" \
+	--book "$tmp/book.db" --listen "127.0.0.1:$port" "${extra[@]}" >"$tmp/coordinator.out" 2>"$tmp/coordinator.err" &
+coord=$!
+pids+=("$coord")
+for _ in $(seq 300); do # the embedded server listens once the book is open
+	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+	kill -0 "$coord" 2>/dev/null || break
+	sleep 0.1
+done
+"$c4book" worker --nats "nats://127.0.0.1:$port" --exit-when-idle 30s >"$tmp/worker.out" 2>&1 &
+pids+=("$!")
+if ! wait "$coord"; then
+	cat "$tmp/coordinator.err" >&2
+	die "the coordinator failed"
+fi
+cat "$tmp/coordinator.out"
+kb=$(cat "$tmp/rss")
+echo "coordinator peak resident memory: $((kb / 1024)) MiB (job --root $root --depth $depth)"
