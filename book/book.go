@@ -36,11 +36,14 @@ const (
 
 // Defaults of Options.
 const (
-	// DefaultCacheBytes is the default block cache: room for the hot part
-	// of a large book, all of a book of tens of millions of entries.
-	DefaultCacheBytes = 256 << 20
-	// DefaultMemTableBytes is the default Pebble memtable size.
-	DefaultMemTableBytes = 64 << 20
+	// DefaultCacheBytes is the default block cache: the hot part of a large
+	// book (a book's lookups and scans are mostly in key order, and the
+	// operating system's page cache holds the rest of its files).
+	DefaultCacheBytes = 64 << 20
+	// DefaultMemTableBytes is the default Pebble memtable size: writes are
+	// synced batches of thousands of entries, and a larger memtable only
+	// makes for fewer, larger flushes.
+	DefaultMemTableBytes = 16 << 20
 
 	// memTableReserve is the number of memtables Pebble may count against
 	// the block cache at once: two in use, one kept for reuse.

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/c4book/c4book/book"
 )
 
 // Config is the whole configuration of c4book. The zero value is not
@@ -41,8 +43,10 @@ type Solver struct {
 
 // Book says where the opening book lives.
 type Book struct {
-	Path    string // book.path: directory of the Pebble book
-	MinFree Size   // book.min-free: free disk space under which a coordinator stops writing the book
+	Path         string // book.path: directory of the Pebble book
+	MinFree      Size   // book.min-free: free disk space under which a coordinator stops writing the book
+	CacheSize    Size   // book.cache-size: block cache of the book's database
+	MemTableSize Size   // book.memtable-size: write buffer of the book's database, of which it keeps up to three
 }
 
 // NATS says which NATS server carries the tasks and how to reach it.
@@ -92,7 +96,7 @@ func Default() Config {
 	return Config{
 		Board:  Board{Width: 7, Height: 6},
 		Solver: Solver{TTSize: 64 * MiB, Threads: 1},
-		Book:   Book{Path: "c4book.db", MinFree: 256 << 20},
+		Book:   Book{Path: "c4book.db", MinFree: 256 << 20, CacheSize: book.DefaultCacheBytes, MemTableSize: book.DefaultMemTableBytes},
 		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: 0, QuarantineAfter: 3},
 		Generate: Generate{
 			Depth: 8,
@@ -115,6 +119,8 @@ var keys = []key{
 	{"solver.tt-size", "memory of a transposition table: of each solve or bench, of each worker (shared by its threads) (bytes, or with a suffix KiB, MiB, GiB, KB, MB, GB)", func(c *Config) any { return &c.Solver.TTSize }},
 	{"solver.threads", "threads that search one position together, sharing its table, in solve and bench; 1..256 (a worker's threads: worker.concurrency)", func(c *Config) any { return &c.Solver.Threads }},
 	{"book.path", "directory of the opening book", func(c *Config) any { return &c.Book.Path }},
+	{"book.cache-size", "memory for the book's cache of blocks read (Pebble's block cache); at least 1MiB", func(c *Config) any { return &c.Book.CacheSize }},
+	{"book.memtable-size", "memory for the book's write buffer (Pebble's memtable, up to three at once), in commands that write it; at least 1MiB", func(c *Config) any { return &c.Book.MemTableSize }},
 	{"book.min-free", "free space on the book's disk under which a coordinator stops writing, and taking results, until space is freed; 0 turns the check off", func(c *Config) any { return &c.Book.MinFree }},
 	{"nats.url", "NATS server URL(s), comma-separated; empty runs an embedded server", func(c *Config) any { return &c.NATS.URL }},
 	{"nats.listen", "HOST:PORT on which the embedded server accepts workers, which needs nats.token, nats.user and nats.password, or nats.tls.ca; empty: in-process only", func(c *Config) any { return &c.NATS.Listen }},

@@ -32,7 +32,9 @@ func (e *Error) Error() string {
 const (
 	maxTTSize  = 1 << 40 // 1 TiB
 	maxThreads = 256
-	minAckWait = time.Second
+	// minBookMemory is the least book.cache-size and book.memtable-size.
+	minBookMemory = 1 << 20
+	minAckWait    = time.Second
 )
 
 // natsSchemes are the URL schemes NATS clients connect with.
@@ -76,6 +78,17 @@ func (c *Config) Validate() error {
 
 	if c.Book.Path == "" {
 		bad("book.path", "must not be empty: give the directory of the book")
+	}
+	for _, k := range []struct {
+		key  string
+		size Size
+	}{{"book.cache-size", c.Book.CacheSize}, {"book.memtable-size", c.Book.MemTableSize}} {
+		switch most := solver.MaxTableBytes(); {
+		case k.size < minBookMemory:
+			bad(k.key, "%v is too small: must be at least %v", k.size, Size(minBookMemory))
+		case most > 0 && int64(k.size) > most:
+			bad(k.key, "%v is more than the memory of this machine (%.1f GiB)", k.size, float64(most)/(1<<30))
+		}
 	}
 
 	if c.NATS.URL != "" {

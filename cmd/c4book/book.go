@@ -66,7 +66,8 @@ func openBook(cmd *cobra.Command, cfg config.Config, path string, mode bookMode)
 		}
 		want = b
 	}
-	bk, err := book.Open(path, &book.Options{ReadOnly: mode == bookReadOnly, Create: mode == bookCreate, Board: want})
+	bk, err := book.Open(path, &book.Options{ReadOnly: mode == bookReadOnly, Create: mode == bookCreate, Board: want,
+		CacheBytes: int64(cfg.Book.CacheSize), MemTableBytes: int64(cfg.Book.MemTableSize)})
 	switch {
 	case errors.Is(err, book.ErrNotExist) && mode == bookReadWrite && cmd.Flags().Lookup("create") != nil:
 		return nil, fmt.Errorf("book %s does not exist (--create makes it)", path)

@@ -219,7 +219,8 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 // connects to nats.url.
 func (r *jobRun) open(ctx context.Context) error {
 	cfg := r.cfg
-	bk, err := book.Open(cfg.Book.Path, &book.Options{Create: true, Board: r.spec.Board})
+	bk, err := book.Open(cfg.Book.Path, &book.Options{Create: true, Board: r.spec.Board,
+		CacheBytes: int64(cfg.Book.CacheSize), MemTableBytes: int64(cfg.Book.MemTableSize)})
 	if err != nil {
 		return err
 	}
