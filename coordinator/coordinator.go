@@ -747,6 +747,7 @@ func (j *job) derive(ctx context.Context) error {
 	start := time.Now()
 	j.progress(book.JobDeriving, 0, 0, start)
 	total := j.summary.Positions - j.tasks.leaves.Len()
+	j.log.Info("deriving", "positions", total)
 	update, stop := j.reportStatus(ctx, book.JobDeriving)
 	var mu sync.Mutex // Derive reports from its goroutines
 	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, j.dir, func(n int64) {

@@ -30,9 +30,9 @@
 #                        resumed (SIGCONT), 2 times: at once, then ack-wait later
 #   --worker-kill        a random worker killed (SIGKILL) at a random moment and
 #                        started again, 8 times
-#   --coordinator-kill   the coordinator killed (SIGKILL) at a random moment and
-#                        started again with the same command, 5 times: while it
-#                        publishes, while it collects, at the end; the workers
+#   --coordinator-kill   the coordinator killed (SIGKILL) and started again with
+#                        the same command, 5 times: while it plans (or publishes),
+#                        while it collects, while it derives; the workers
 #                        may solve more than the job's positions only by the
 #                        tasks in their hands (kills x K x task size)
 #   With --quick: 2, 1, 4 and 3 times.
@@ -635,38 +635,35 @@ scenario_worker_kill() {
 scenario_coordinator_kill() {
 	local f i kills=0 left to_solve solved extra bound phases=""
 	f=$(default_faults coordinator-kill)
-	echo "== coordinator-kill: the coordinator killed (SIGKILL) at a random moment and started again with the same command, $f times"
+	echo "== coordinator-kill: the coordinator killed (SIGKILL) while it plans, solves and derives, and started again with the same command, $f times"
 	for i in $(seq "$f"); do
 		if [ "$i" -eq 1 ]; then
-			# The first kill lands right after planning: while the
-			# tasks are published, or just after.
-			wait_for 120 "the coordinator to plan (log $coord_log)" logged_or_gone "msg=planned"
+			# The first kill lands while the coordinator plans, or
+			# while it publishes the first tasks.
+			wait_for 120 "the coordinator to start planning (log $coord_log)" logged_or_gone "msg=planning"
 			coordinator_gone && fail "the coordinator ended before kill 1: see $coord_log"
-			pause_ms "$(rand 0 200)"
+			pause_ms "$(rand 0 300)"
+		elif [ "$i" -lt "$f" ]; then
+			# The kills between land while the workers solve.
+			wait_published
+			coordinator_gone && break
+			wait_progress "$(threshold $((i - 1)) $((f - 1)))"
+			pause_ms "$(rand 0 1000)"
 		else
-			wait_for 120 "the coordinator's run $runs to load or make the plan (log $coord_log)" logged_or_gone "msg=(resuming|planned)"
-			if [ "$i" -lt "$f" ]; then
-				wait_progress "$(threshold $((i - 1)) $((f - 1)))"
-				pause_ms "$(rand 0 1000)"
-			else
-				# The last kill lands at the end: while the last tasks
-				# are solved and stored, or the shallower scores derived.
-				wait_progress $((total_tasks - workers))
-				pause_ms "$(rand 0 300)"
-			fi
+			# The last kill lands while the shallower scores are
+			# derived.
+			wait_for "$(remaining)" "the coordinator's run $runs to derive (log $coord_log)" logged_or_gone "msg=deriving"
+			pause_ms "$(rand 0 200)"
 		fi
 		coordinator_gone && break
 		kill -KILL "$coord_pid"
 		reap "$coord_pid"
 		kills=$((kills + 1))
-		if [ -z "$total_tasks" ]; then
-			total_tasks=$(sed -n 's/.*msg=planned.* tasks=\([0-9]*\).*/\1/p' "$sdir"/coordinator.*.log | tail -1)
-		fi
 		local phase=planning
 		logged "$coord_log" "msg=planned" && phase=publishing
 		logged "$coord_log" "msg=resuming" && phase="resuming"
 		logged "$coord_log" "tasks published" && phase=solving
-		[ "$phase" != solving ] || [ "$(results_in || echo 0)" -lt $((total_tasks - workers)) ] || phase="the last tasks or deriving"
+		logged "$coord_log" "msg=deriving" && phase=deriving
 		phases+="${phases:+, }$phase"
 		local delay
 		delay=$(rand 0 1000)

@@ -24,6 +24,11 @@ const (
 // progressBarWidth is the number of cells of the bar drawn on a terminal.
 const progressBarWidth = 24
 
+// progressStalledAfter is how long a phase may go without a position done
+// before its progress says so instead of showing a rate and an ETA that
+// nothing backs any more.
+const progressStalledAfter = time.Minute
+
 // console owns standard error while a job runs: it shows the job's
 // progress (a bar redrawn in place on a terminal, a line every
 // progressLineEvery otherwise) and writes log lines without tearing the
@@ -36,6 +41,7 @@ type console struct {
 	mu        sync.Mutex
 	cur       coordinator.Progress
 	base      coordinator.Progress // first report of the current phase: the rate counts from it
+	movedAt   time.Time            // when the count of positions done last changed
 	have      bool                 // a report came
 	changed   bool                 // a report came since the last draw
 	drawn     bool                 // a bar is on the screen
@@ -105,6 +111,9 @@ func (c *console) update(p coordinator.Progress) {
 	if !c.have || p.Phase != c.cur.Phase {
 		c.base = p
 	}
+	if !c.have || p.Phase != c.cur.Phase || p.Done != c.cur.Done {
+		c.movedAt = time.Now()
+	}
 	c.cur, c.have, c.changed = p, true, true
 }
 
@@ -133,12 +142,12 @@ func (c *console) run(ctx context.Context) {
 		}
 		c.mu.Lock()
 		if c.term {
-			if c.changed {
+			if c.changed || c.have && time.Since(c.movedAt) >= progressStalledAfter {
 				c.clearLocked()
 				c.drawLocked()
 			}
 		} else if c.have {
-			fmt.Fprintf(c.out, "%s %s\n", time.Now().Format(time.TimeOnly), withExtra(progressLine(c.base, c.cur), ", ", c.extraText))
+			fmt.Fprintf(c.out, "%s %s\n", time.Now().Format(time.TimeOnly), withExtra(progressLine(c.base, c.cur, time.Since(c.movedAt)), ", ", c.extraText))
 		}
 		c.changed = false
 		c.mu.Unlock()
@@ -175,17 +184,17 @@ func (c *console) drawLocked() {
 	if !c.term || !c.have {
 		return
 	}
-	io.WriteString(c.out, withExtra(progressBar(c.base, c.cur), "  ", c.extraText))
+	io.WriteString(c.out, withExtra(progressBar(c.base, c.cur, time.Since(c.movedAt)), "  ", c.extraText))
 	c.drawn = true
 }
 
 // progressBar returns the one-line bar of a job at cur, whose phase began
-// to be reported at base:
+// to be reported at base and whose count last moved still ago:
 //
 //	solving  [=========>              ]  41.3%  11,234/27,193  842/s  ETA 19s
 //
 // A phase whose total is not known yet shows the count and the rate.
-func progressBar(base, cur coordinator.Progress) string {
+func progressBar(base, cur coordinator.Progress, still time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-8s ", cur.Phase)
 	if cur.Total > 0 {
@@ -199,28 +208,33 @@ func progressBar(base, cur coordinator.Progress) string {
 		}
 		b.WriteString("] ")
 	}
-	b.WriteString(progressFigures(base, cur, "  "))
+	b.WriteString(progressFigures(base, cur, still, "  "))
 	return b.String()
 }
 
 // progressLine returns the plain line of a job at cur, for logs:
 //
 //	solving 11,234/27,193 positions (41.3%), 842/s, ETA 19s
-func progressLine(base, cur coordinator.Progress) string {
-	return fmt.Sprintf("%s %s", cur.Phase, progressFigures(base, cur, ", "))
+func progressLine(base, cur coordinator.Progress, still time.Duration) string {
+	return fmt.Sprintf("%s %s", cur.Phase, progressFigures(base, cur, still, ", "))
 }
 
 // progressFigures returns the count, percentage, rate and ETA of a job at
 // cur, separated by sep. The rate is that of the positions done since
 // base, the phase's first report, so that the positions a resumed job
-// found done do not count.
-func progressFigures(base, cur coordinator.Progress, sep string) string {
+// found done do not count. When the count has not moved for
+// progressStalledAfter (still), the rate and ETA give way to how long
+// nothing was done.
+func progressFigures(base, cur coordinator.Progress, still time.Duration, sep string) string {
 	var parts []string
 	count := formatCount(cur.Done) + " positions"
 	if cur.Total > 0 {
 		count = fmt.Sprintf("%s/%s positions (%.1f%%)", formatCount(cur.Done), formatCount(cur.Total), 100*float64(cur.Done)/float64(cur.Total))
 	}
 	parts = append(parts, count)
+	if still >= progressStalledAfter && (cur.Total == 0 || cur.Done < cur.Total) {
+		return strings.Join(append(parts, "nothing done for "+formatSpan(still)), sep)
+	}
 	rate := 0.0
 	if dt := (cur.Elapsed - base.Elapsed).Seconds(); dt > 0 && cur.Done > base.Done {
 		rate = float64(cur.Done-base.Done) / dt

@@ -13,36 +13,43 @@ import (
 func TestProgressBar(t *testing.T) {
 	base := coordinator.Progress{Phase: book.JobSolving, Done: 1000, Total: 4000, Elapsed: time.Second}
 	cases := []struct {
-		name string
-		cur  coordinator.Progress
-		bar  string
-		line string
+		name  string
+		cur   coordinator.Progress
+		still time.Duration // since the count last moved
+		bar   string
+		line  string
 	}{
 		{
 			"half done, resumed at a quarter",
-			coordinator.Progress{Phase: book.JobSolving, Done: 2000, Total: 4000, Elapsed: 11 * time.Second},
+			coordinator.Progress{Phase: book.JobSolving, Done: 2000, Total: 4000, Elapsed: 11 * time.Second}, time.Second,
 			"solving  [============>           ] 2,000/4,000 positions (50.0%)  100/s  ETA 20s",
 			"solving 2,000/4,000 positions (50.0%), 100/s, ETA 20s",
 		},
 		{
 			"nothing new yet",
-			base,
+			base, 0,
 			"solving  [======>                 ] 1,000/4,000 positions (25.0%)  ETA --",
 			"solving 1,000/4,000 positions (25.0%), ETA --",
 		},
 		{
 			"done",
-			coordinator.Progress{Phase: book.JobSolving, Done: 4000, Total: 4000, Elapsed: 31 * time.Second},
+			coordinator.Progress{Phase: book.JobSolving, Done: 4000, Total: 4000, Elapsed: 31 * time.Second}, 2 * time.Minute,
 			"solving  [========================] 4,000/4,000 positions (100.0%)  100/s",
 			"solving 4,000/4,000 positions (100.0%), 100/s",
+		},
+		{
+			"nothing done for a while: no ETA",
+			coordinator.Progress{Phase: book.JobSolving, Done: 2000, Total: 4000, Elapsed: 11 * time.Second}, 90 * time.Second,
+			"solving  [============>           ] 2,000/4,000 positions (50.0%)  nothing done for 1m30s",
+			"solving 2,000/4,000 positions (50.0%), nothing done for 1m30s",
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := progressBar(base, c.cur); got != c.bar {
+			if got := progressBar(base, c.cur, c.still); got != c.bar {
 				t.Errorf("bar\ngot  %q\nwant %q", got, c.bar)
 			}
-			if got := progressLine(base, c.cur); got != c.line {
+			if got := progressLine(base, c.cur, c.still); got != c.line {
 				t.Errorf("line\ngot  %q\nwant %q", got, c.line)
 			}
 		})
@@ -50,7 +57,7 @@ func TestProgressBar(t *testing.T) {
 	t.Run("total not known yet", func(t *testing.T) {
 		b := coordinator.Progress{Phase: book.JobDeriving}
 		cur := coordinator.Progress{Phase: book.JobDeriving, Done: 12345, Elapsed: 5 * time.Second}
-		if got, want := progressBar(b, cur), "deriving 12,345 positions  2,469/s"; got != want {
+		if got, want := progressBar(b, cur, 0), "deriving 12,345 positions  2,469/s"; got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	})
@@ -65,7 +72,7 @@ func TestConsole_Write(t *testing.T) {
 		c.logger(slog.LevelInfo).Info("planned")
 		c.stop()
 		got := out.String()
-		bar := progressBar(coordinator.Progress{Phase: book.JobPlanning, Done: 10}, coordinator.Progress{Phase: book.JobPlanning, Done: 10})
+		bar := progressBar(coordinator.Progress{Phase: book.JobPlanning, Done: 10}, coordinator.Progress{Phase: book.JobPlanning, Done: 10}, 0)
 		if strings.Count(got, bar) != 1 || !strings.HasSuffix(got, bar+"\r\x1b[K") || strings.Contains(got, "\x1b[K\r\x1b[K") {
 			t.Errorf("got %q", got)
 		}
