@@ -117,7 +117,6 @@ func newRootCommand(a *app) *cobra.Command {
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(newUsageError)
-	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SuggestionsMinimumDistance = 2
 
 	def := config.Default()
@@ -130,5 +129,6 @@ func newRootCommand(a *app) *cobra.Command {
 
 	root.AddCommand(newSolveCommand(a), newBenchCommand(a), newBookCommand(a))
 	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a))
+	root.AddCommand(newVersionCommand(a))
 	return root
 }

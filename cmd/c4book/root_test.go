@@ -13,13 +13,20 @@ func TestRun_help(t *testing.T) {
 		t.Run(fmt.Sprint(args), func(t *testing.T) {
 			r := run(t, "", args...)
 			wantOK(t, r)
-			for _, want := range []string{"c4book builds exact Connect 4 opening books", "solve", "bench", "--config", "--width", "C4BOOK_"} {
+			for _, want := range []string{"c4book builds exact Connect 4 opening books", "solve", "bench", "version", "completion", "--config", "--width", "C4BOOK_"} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("help does not mention %q:\n%s", want, r.stdout)
 				}
 			}
 		})
 	}
+	t.Run("completion bash", func(t *testing.T) {
+		r := run(t, "", "completion", "bash")
+		wantOK(t, r)
+		if !strings.Contains(r.stdout, "__start_c4book") {
+			t.Errorf("completion bash printed no bash completion script:\n%.200s", r.stdout)
+		}
+	})
 	t.Run("solve --help", func(t *testing.T) {
 		r := run(t, "", "solve", "--help")
 		wantOK(t, r)
