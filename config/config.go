@@ -27,6 +27,7 @@ type Config struct {
 	Queue    Queue
 	Worker   Worker
 	Generate Generate
+	Log      Log
 }
 
 // Board is the size of the board every position is played on.
@@ -91,6 +92,20 @@ type Generate struct {
 	Root  string // generate.root: moves of the position the book starts from; empty: the empty board
 }
 
+// Log says how commands log, on standard error.
+type Log struct {
+	Format string // log.format: one of LogFormats
+	Level  string // log.level: one of LogLevels, the least level of the messages logged
+}
+
+// LogFormats are the values of log.format: text (key=value pairs) or json
+// (one JSON object a line).
+var LogFormats = []string{"text", "json"}
+
+// LogLevels are the values of log.level, from the most to the least
+// verbose; each is the name of a log/slog level.
+var LogLevels = []string{"debug", "info", "warn", "error"}
+
 // Default returns the configuration used when nothing else is set.
 func Default() Config {
 	return Config{
@@ -101,6 +116,7 @@ func Default() Config {
 		Generate: Generate{
 			Depth: 8,
 		},
+		Log: Log{Format: "text", Level: "info"},
 	}
 }
 
@@ -140,6 +156,8 @@ var keys = []key{
 	{"worker.concurrency", "solvers a worker runs in parallel; 0 means one per CPU", func(c *Config) any { return &c.Worker.Concurrency }},
 	{"generate.depth", "stones of the deepest positions of the book, 0..width*height", func(c *Config) any { return &c.Generate.Depth }},
 	{"generate.root", "moves of the position the book starts from (\"4453\"); empty: the empty board", func(c *Config) any { return &c.Generate.Root }},
+	{"log.format", "format of the log lines on standard error: text (key=value) or json (one object a line)", func(c *Config) any { return &c.Log.Format }},
+	{"log.level", "least level of the messages logged: debug, info, warn or error", func(c *Config) any { return &c.Log.Level }},
 }
 
 // KeyInfo documents one configuration key.

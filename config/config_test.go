@@ -45,6 +45,7 @@ func TestKeys(t *testing.T) {
 			"board.width": "7", "board.height": "6", "solver.tt-size": "64MiB", "book.path": `"c4book.db"`,
 			"nats.url": `""`, "queue.ack-wait": "30s", "queue.max-deliver": "5", "queue.task-size": "64",
 			"worker.concurrency": "0", "generate.depth": "8", "generate.root": `""`,
+			"log.format": `"text"`, "log.level": `"info"`,
 		}
 		for _, k := range Keys() {
 			if w, ok := want[k.Name]; ok && k.Default != w {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +130,13 @@ func (c *Config) Validate() error {
 	}
 	if n := c.Worker.Concurrency; n < 0 {
 		bad("worker.concurrency", "%d is out of range: must be 0 (one per CPU) or more", n)
+	}
+
+	if f := c.Log.Format; !slices.Contains(LogFormats, f) {
+		bad("log.format", "%q is not a log format: must be %s", f, strings.Join(LogFormats, " or "))
+	}
+	if l := c.Log.Level; !slices.Contains(LogLevels, l) {
+		bad("log.level", "%q is not a log level: must be one of %s", l, strings.Join(LogLevels, ", "))
 	}
 
 	if boardOK {

@@ -27,6 +27,8 @@ func TestConfig_Validate(t *testing.T) {
 		{"tls pair", func(c *Config) { c.NATS.TLS.Cert, c.NATS.TLS.Key = "c.pem", "k.pem" }},
 		{"root", func(c *Config) { c.Generate.Root = "4453" }},
 		{"depth 0 and full", func(c *Config) { c.Generate.Depth = 42 }},
+		{"json debug logs", func(c *Config) { c.Log = Log{Format: "json", Level: "debug"} }},
+		{"error logs", func(c *Config) { c.Log.Level = "error" }},
 	}
 	for _, c := range good {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,6 +74,9 @@ func TestConfig_Validate(t *testing.T) {
 		{"depth too deep", func(c *Config) { c.Generate.Depth = 43 }, "generate.depth", "43 is out of range: must be 0..42 on a 7x6 board"},
 		{"negative depth", func(c *Config) { c.Generate.Depth = -1 }, "generate.depth", "-1 is out of range"},
 		{"bad root", func(c *Config) { c.Generate.Root = "4459" }, "generate.root", `moves "4459": move 4 ('9'): column out of range 1..7`},
+		{"log format", func(c *Config) { c.Log.Format = "xml" }, "log.format", `"xml" is not a log format: must be text or json`},
+		{"log level", func(c *Config) { c.Log.Level = "verbose" }, "log.level", `"verbose" is not a log level: must be one of debug, info, warn, error`},
+		{"log level in capitals", func(c *Config) { c.Log.Level = "INFO" }, "log.level", `"INFO" is not a log level`},
 		{"finished root", func(c *Config) { c.Generate.Root = "1212121" }, "generate.root", `"1212121" is a finished game`},
 	}
 	for _, c := range bad {

@@ -148,12 +148,12 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 	r := &jobRun{
 		a: a, cfg: cfg, opts: opts,
 		spec:    coordinator.Spec{Board: board, Root: cfg.Generate.Root, Depth: cfg.Generate.Depth, TaskSize: cfg.Queue.TaskSize},
-		console: newConsole(a.stderr, isTerminal(a.stderr)),
+		console: newConsole(a.stderr, isTerminal(a.stderr), newLogStyle(cfg.Log)),
 	}
 	if _, err := r.spec.Validate(); err != nil {
 		return err
 	}
-	r.log = r.console.logger(slog.LevelInfo)
+	r.log = r.console.logger()
 	defer func() {
 		if cerr := r.close(); err == nil && cerr != nil {
 			err = cerr
@@ -227,13 +227,13 @@ func (r *jobRun) open(ctx context.Context) error {
 	r.book = bk
 	name := "c4book " + r.opts.command
 	if cfg.NATS.URL != "" {
-		r.conn, err = connect(ctx, cfg, name, r.console.quietLogger(slog.LevelWarn).With("role", "nats"))
+		r.conn, err = connect(ctx, cfg, name, r.console.quietLogger().With("role", "nats"))
 		r.console.extra = r.workerCount
 		return err
 	}
 	// The book is opened first: it then holds a Pebble database, and the
 	// server's directory inside it is not mistaken for a stray file.
-	r.server, err = startServer(cfg, r.console.quietLogger(slog.LevelWarn).With("role", "nats-server"))
+	r.server, err = startServer(cfg, r.console.quietLogger().With("role", "nats-server"))
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (r *jobRun) startWorker(ctx context.Context) error {
 	if r.server != nil {
 		conn, err = r.server.ConnectInProcess(ctx, queue.Options{Name: name})
 	} else {
-		conn, err = connect(ctx, r.cfg, name, r.console.quietLogger(slog.LevelWarn).With("role", "worker-nats"))
+		conn, err = connect(ctx, r.cfg, name, r.console.quietLogger().With("role", "worker-nats"))
 	}
 	if err != nil {
 		return err
@@ -291,8 +291,9 @@ func (r *jobRun) startWorker(ctx context.Context) error {
 			return
 		}
 		// The worker's own messages (a task handed back, ...) are for
-		// debugging; its warnings and errors are shown.
-		wlog := r.console.logger(slog.LevelWarn).With("role", "worker")
+		// debugging: only its warnings and errors are shown, unless
+		// log.level is debug (logStyle.partLevel).
+		wlog := r.console.partLogger().With("role", "worker")
 		r.wkrErr = worker.Run(wctx, tasks, conn, worker.Config{
 			Concurrency: r.opts.workers,
 			TableBytes:  int64(r.cfg.Solver.TTSize),

@@ -30,13 +30,14 @@ const progressBarWidth = 24
 const progressStalledAfter = time.Minute
 
 // console owns standard error while a job runs: it shows the job's
-// progress (a bar redrawn in place on a terminal, a line every
-// progressLineEvery otherwise) and writes log lines without tearing the
-// bar. It is an io.Writer for the logs; its methods are safe for
+// progress (a bar redrawn in place on a terminal with text logs, a line
+// every progressLineEvery otherwise) and writes log lines without tearing
+// the bar. It is an io.Writer for the logs; its methods are safe for
 // concurrent use.
 type console struct {
 	out  io.Writer
-	term bool
+	term bool // draw a bar
+	logs logStyle
 
 	mu        sync.Mutex
 	cur       coordinator.Progress
@@ -54,21 +55,32 @@ type console struct {
 	quiet atomic.Bool // drop the messages of quietLogger's loggers
 }
 
-// newConsole returns a console writing to out, drawing a bar if term.
-func newConsole(out io.Writer, term bool) *console {
-	return &console{out: out, term: term}
+// newConsole returns a console writing to out, with loggers of style
+// logs. It draws a bar if out is a terminal (term) and the logs are text:
+// JSON lines are for programs, which a bar redrawn between them would
+// garble, so with JSON logs the progress is a plain line every
+// progressLineEvery.
+func newConsole(out io.Writer, term bool, logs logStyle) *console {
+	return &console{out: out, term: term && !logs.json, logs: logs}
 }
 
-// logger returns a logger writing through the console at level and up.
-func (c *console) logger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(c, &slog.HandlerOptions{Level: level, ReplaceAttr: shortTime}))
+// logger returns a logger writing through the console from log.level up:
+// for the command's own messages.
+func (c *console) logger() *slog.Logger {
+	return slog.New(c.logs.handler(c, c.logs.level))
 }
 
-// quietLogger returns a logger like logger(level) that writes nothing
-// once quieten is called: for connections, whose closing at the end is no
+// partLogger returns a logger writing through the console from
+// logStyle.partLevel up: for a part the command runs beside its own work.
+func (c *console) partLogger() *slog.Logger {
+	return slog.New(c.logs.handler(c, c.logs.partLevel()))
+}
+
+// quietLogger returns a logger like partLogger that writes nothing once
+// quieten is called: for connections, whose closing at the end is no
 // news.
-func (c *console) quietLogger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(quietWriter{c}, &slog.HandlerOptions{Level: level, ReplaceAttr: shortTime}))
+func (c *console) quietLogger() *slog.Logger {
+	return slog.New(c.logs.handler(quietWriter{c}, c.logs.partLevel()))
 }
 
 // quieten silences the loggers of quietLogger.
@@ -82,14 +94,6 @@ func (w quietWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return w.c.Write(p)
-}
-
-// shortTime writes the time of a log record as hours, minutes and seconds.
-func shortTime(groups []string, a slog.Attr) slog.Attr {
-	if len(groups) == 0 && a.Key == slog.TimeKey {
-		return slog.String(slog.TimeKey, a.Value.Time().Format(time.TimeOnly))
-	}
-	return a
 }
 
 // Write writes log output p, clearing the bar first and drawing it again

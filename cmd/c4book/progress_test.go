@@ -1,7 +1,7 @@
 package main
 
 import (
-	"log/slog"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -66,10 +66,10 @@ func TestProgressBar(t *testing.T) {
 func TestConsole_Write(t *testing.T) {
 	t.Run("terminal: a log line clears the bar and draws it again", func(t *testing.T) {
 		var out strings.Builder
-		c := newConsole(&out, true)
-		c.logger(slog.LevelInfo).Info("before any progress")
+		c := newConsole(&out, true, logStyle{})
+		c.logger().Info("before any progress")
 		c.update(coordinator.Progress{Phase: book.JobPlanning, Done: 10})
-		c.logger(slog.LevelInfo).Info("planned")
+		c.logger().Info("planned")
 		c.stop()
 		got := out.String()
 		bar := progressBar(coordinator.Progress{Phase: book.JobPlanning, Done: 10}, coordinator.Progress{Phase: book.JobPlanning, Done: 10}, 0)
@@ -82,21 +82,44 @@ func TestConsole_Write(t *testing.T) {
 	})
 	t.Run("not a terminal: no bar", func(t *testing.T) {
 		var out strings.Builder
-		c := newConsole(&out, false)
+		c := newConsole(&out, false, logStyle{})
 		c.update(coordinator.Progress{Phase: book.JobPlanning, Done: 10})
-		c.logger(slog.LevelInfo).Info("planned")
+		c.logger().Info("planned")
 		c.stop()
 		if got := out.String(); strings.Contains(got, "\r") || strings.Contains(got, "[") || !strings.Contains(got, "msg=planned") {
 			t.Errorf("got %q", got)
 		}
 	})
+	t.Run("terminal with JSON logs: no bar, every log line an object", func(t *testing.T) {
+		var out strings.Builder
+		c := newConsole(&out, true, logStyle{json: true})
+		c.update(coordinator.Progress{Phase: book.JobPlanning, Done: 10})
+		c.logger().Info("planned", "positions", 10)
+		c.update(coordinator.Progress{Phase: book.JobSolving, Done: 3, Total: 8})
+		c.logger().Warn("slow")
+		c.stop()
+		got := out.String()
+		if strings.Contains(got, "\r") || strings.Contains(got, "\x1b") {
+			t.Errorf("a bar was drawn: %q", got)
+		}
+		lines := outputLines(got)
+		if len(lines) != 2 {
+			t.Fatalf("got %d lines, want 2: %q", len(lines), got)
+		}
+		for _, l := range lines {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Errorf("not a JSON object: %q: %v", l, err)
+			}
+		}
+	})
 	t.Run("quietened", func(t *testing.T) {
 		var out strings.Builder
-		c := newConsole(&out, false)
-		c.quietLogger(slog.LevelWarn).Warn("shown")
+		c := newConsole(&out, false, logStyle{})
+		c.quietLogger().Warn("shown")
 		c.quieten()
-		c.quietLogger(slog.LevelWarn).Warn("dropped")
-		c.logger(slog.LevelInfo).Info("still shown")
+		c.quietLogger().Warn("dropped")
+		c.logger().Info("still shown")
 		got := out.String()
 		if !strings.Contains(got, "shown") || strings.Contains(got, "dropped") || !strings.Contains(got, "still shown") {
 			t.Errorf("got %q", got)

@@ -126,6 +126,10 @@ func newRootCommand(a *app) *cobra.Command {
 	bindKey(pf, "width", "board.width")
 	pf.Int("height", def.Board.Height, "rows of the board (board.height)")
 	bindKey(pf, "height", "board.height")
+	pf.String("log-format", def.Log.Format, "`FORMAT` of the log lines on standard error: "+strings.Join(config.LogFormats, " or ")+" (log.format)")
+	bindKey(pf, "log-format", "log.format")
+	pf.String("log-level", def.Log.Level, "least `LEVEL` of the messages logged: "+strings.Join(config.LogLevels, ", ")+" (log.level)")
+	bindKey(pf, "log-level", "log.level")
 
 	root.AddCommand(newSolveCommand(a), newBenchCommand(a), newBookCommand(a))
 	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"runtime"
 	"time"
@@ -74,10 +73,10 @@ func newWorkerCommand(a *app) *cobra.Command {
 // runWorker runs a worker configured by cfg until ctx is done or it is
 // idle for idle (if positive).
 func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle time.Duration) error {
-	out := newConsole(a.stderr, false)
-	log := out.logger(slog.LevelInfo).With("role", "worker")
+	out := newConsole(a.stderr, false, newLogStyle(cfg.Log))
+	log := out.logger().With("role", "worker")
 	host, _ := os.Hostname()
-	conn, err := connect(ctx, cfg, "c4book worker "+host, out.quietLogger(slog.LevelWarn).With("role", "nats"))
+	conn, err := connect(ctx, cfg, "c4book worker "+host, out.quietLogger().With("role", "nats"))
 	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
