@@ -325,18 +325,29 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 	}
 	res.WorkerID = w.cfg.ID
 	if err := w.pub.PublishResult(ctx, res); err != nil {
-		log.Warn("publishing a result: task handed back", "error", err)
+		warnUnlessStopped(ctx, log, "publishing a result: task handed back", err)
 		_ = msg.Nak(queue.MinNakDelay)
 		return
 	}
 	if err := msg.Ack(ctx); err != nil {
 		// The result is out: a second delivery of the task makes a
 		// duplicate result, which the coordinator ignores.
-		log.Warn("acking a task", "error", err)
+		warnUnlessStopped(ctx, log, "acking a task", err)
 	}
 	w.tasksDone.Add(1)
 	w.solved.Add(uint64(len(positions)))
 	w.nodes.Add(res.Nodes)
+}
+
+// warnUnlessStopped logs err, a failure to talk to the queue, as a
+// warning; or, when ctx is done, at debug level: the worker is being
+// stopped (Ctrl-C), which cut the exchange short, and that is no news.
+func warnUnlessStopped(ctx context.Context, log *slog.Logger, msg string, err error) {
+	level := slog.LevelWarn
+	if ctx.Err() != nil {
+		level = slog.LevelDebug
+	}
+	log.Log(context.WithoutCancel(ctx), level, msg, "error", err)
 }
 
 // solve solves the positions of t in order with th's solver, made anew

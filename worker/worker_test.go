@@ -1,7 +1,12 @@
 package worker
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -247,5 +252,115 @@ func TestWorker_help(t *testing.T) {
 	case <-helping:
 	case <-time.After(10 * time.Second):
 		t.Fatal("help did not return when its context was done")
+	}
+}
+
+// stallingPublisher's PublishResult signals entered, then waits for ctx
+// to be done and fails with its error, as a publication cut short by
+// Ctrl-C does; with fail set it fails at once instead, as a server that
+// does not answer makes it.
+type stallingPublisher struct {
+	fakePublisher
+	entered chan struct{}
+	fail    error
+}
+
+func (p *stallingPublisher) PublishResult(ctx context.Context, r queue.Result) error {
+	close(p.entered)
+	if p.fail != nil {
+		return p.fail
+	}
+	<-ctx.Done()
+	return fmt.Errorf("nats: publishing: %w", ctx.Err())
+}
+
+// stallingAck is a replier whose Ack signals entered, then waits for ctx
+// to be done and fails with its error.
+type stallingAck struct {
+	*replies
+	entered chan struct{}
+}
+
+func (r stallingAck) Ack(ctx context.Context) error {
+	close(r.entered)
+	<-ctx.Done()
+	return fmt.Errorf("nats: acking: %w", ctx.Err())
+}
+
+// TestRun_stopLogs: a worker stopped while it publishes a result or acks
+// a task logs no warning (the failure is its own cancellation's), and
+// hands the unpublished task back; a publication that fails on its own
+// is still a warning.
+func TestRun_stopLogs(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	task := queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: keysOf(t, b, "33", "12")}
+	cases := []struct {
+		name   string
+		fail   error // of PublishResult, at once
+		ack    bool  // Ack stalls, not PublishResult
+		cancel bool  // the worker is stopped while it stalls
+		warn   string
+		debug  string
+	}{
+		{name: "stopped while publishing", cancel: true, debug: "publishing a result: task handed back"},
+		{name: "stopped while acking", ack: true, cancel: true, debug: "acking a task"},
+		{name: "publishing fails", fail: errors.New("nats: no responders available for request"), warn: "publishing a result: task handed back"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			entered := make(chan struct{})
+			var pub Publisher = &stallingPublisher{entered: entered, fail: c.fail}
+			r := &replies{}
+			var replier queue.Replier = r
+			if c.ack {
+				pub, replier = &fakePublisher{}, stallingAck{replies: r, entered: entered}
+			}
+			tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, 1)}
+			tasks.msgs <- queue.NewTaskMsg(task, 1, 1, replier)
+			var logs bytes.Buffer
+			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error)
+			go func() { done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Log: log}) }()
+			<-entered
+			if !c.cancel {
+				// Wait for the task to be handed back, then stop.
+				for {
+					r.mu.Lock()
+					n := r.naked
+					r.mu.Unlock()
+					if n > 0 {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			got := logs.String()
+			warnings := 0
+			for line := range strings.Lines(got) {
+				if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+					warnings++
+					if c.warn == "" || !strings.Contains(line, c.warn) {
+						t.Errorf("unexpected warning: %s", line)
+					}
+				}
+			}
+			if c.warn != "" && warnings != 1 {
+				t.Errorf("%d warnings, want one %q:\n%s", warnings, c.warn, got)
+			}
+			if c.debug != "" && !strings.Contains(got, "level=DEBUG msg=\""+c.debug+"\"") {
+				t.Errorf("no debug line %q:\n%s", c.debug, got)
+			}
+			// An unpublished result's task goes back; a published one's is
+			// not acked, and comes again to make a duplicate result.
+			if wantNak := !c.ack; (r.naked == 1) != wantNak || r.acked != 0 {
+				t.Errorf("naked %d, acked %d", r.naked, r.acked)
+			}
+		})
 	}
 }

@@ -1,8 +1,16 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
 )
 
 func TestWorker_Run(t *testing.T) {
@@ -41,4 +49,76 @@ func TestWorker_Run(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestWorker_stop: a worker stopped by Ctrl-C while it solves hands its
+// task back and exits with status 130, logging no warning.
+func TestWorker_stop(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
+	url := testServer(t, "s3cret")
+	ctx := context.Background()
+	conn, err := queue.Connect(ctx, queue.Options{URL: url, Token: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.EnsureStreams(ctx, queue.StreamConfig{AckWait: 30 * time.Second, MaxDeliver: 5}); err != nil {
+		t.Fatal(err)
+	}
+	// The empty board: minutes of solving, stopped within a second.
+	empty, _ := solver.Standard.Parse("")
+	if err := conn.PublishTasks(ctx, []queue.Task{{JobID: "7x6-d0", TaskID: 1, Width: 7, Height: 6, Keys: []uint64{empty.Key()}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	w := startCommand(t, workerArgs(url, "w1", "--concurrency=1", "--log-level=debug")...)
+	waitTaken(t, url, "s3cret", w.done)
+	r := w.stop()
+	if code := exitCode(r.err); code != 130 {
+		t.Errorf("exit code %d (%v), want 130", code, r.err)
+	}
+	if !strings.Contains(r.stderr, "interrupted: task handed back") {
+		t.Errorf("stderr does not say the task was handed back:\n%s", r.stderr)
+	}
+	for _, line := range outputLines(r.stderr) {
+		if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+			t.Errorf("logged when stopped by Ctrl-C: %s", line)
+		}
+	}
+}
+
+// waitTaken waits until a worker holds the task of the queue at url: the
+// worker consumer has it delivered and not acked. It fails the test if
+// done is closed first (the worker ended).
+func waitTaken(tb testing.TB, url, token string, done <-chan struct{}) {
+	tb.Helper()
+	nc, err := nats.Connect(url, nats.Token(token))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	cons, err := js.Consumer(ctx, queue.TaskStream, queue.WorkerConsumer)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		info, err := cons.Info(ctx)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if info.NumAckPending > 0 {
+			return
+		}
+		select {
+		case <-done:
+			tb.Fatal("the worker ended before it took the task")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
