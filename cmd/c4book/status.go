@@ -67,13 +67,14 @@ func newStatusCommand(a *app) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	def := config.Default()
 	f.String("nats", "", "`URL` of the NATS server (nats.url)")
 	bindKey(f, "nats", "nats.url")
 	f.StringArrayVar(&jobs, "job", nil, "show the job `ID` (\"7x6-d12\", \"7x6-4453-d16\"); repeatable")
-	f.Int("depth", def.Generate.Depth, "show the job of depth `D` (generate.depth)")
+	// No default is shown: without --depth, --root or --job every job is.
+	// --root alone takes its depth from generate.depth.
+	f.Int("depth", 0, "show the job of depth `D` (generate.depth, also the depth of --root given alone)")
 	bindKey(f, "depth", "generate.depth")
-	f.String("root", def.Generate.Root, "show the job of this root `MOVES` (generate.root)")
+	f.String("root", "", "show the job of this root `MOVES` (generate.root)")
 	bindKey(f, "root", "generate.root")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

@@ -58,6 +58,18 @@ func TestStatus_Run(t *testing.T) {
 			t.Errorf("workers: %+v", rep.Workers)
 		}
 	})
+	t.Run("--root alone takes generate.depth", func(t *testing.T) {
+		t.Setenv("C4BOOK_GENERATE_DEPTH", "10")
+		r := run(t, "", "status", "--nats", url, "--width=5", "--height=4", "--root=", "--json")
+		wantOK(t, r)
+		var rep statusReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%v:\n%s", err, r.stdout)
+		}
+		if len(rep.Jobs) != 1 || rep.Jobs[0].JobID != "5x4-d10" {
+			t.Errorf("jobs: %+v, missing: %v; want 5x4-d10", rep.Jobs, rep.Missing)
+		}
+	})
 	t.Run("bad job id", func(t *testing.T) {
 		r := run(t, "", "status", "--nats", url, "--job", "a b")
 		wantErr(t, r, `--job "a b"`)
@@ -70,6 +82,22 @@ func TestStatus_Run(t *testing.T) {
 			t.Errorf("a worker that left is listed:\n%s", r.stdout)
 		}
 	})
+}
+
+// TestStatus_help: the help claims no default job to show, since every
+// job is shown unless --depth, --root or --job is given.
+func TestStatus_help(t *testing.T) {
+	isolateEnv(t)
+	r := run(t, "", "status", "--help")
+	wantOK(t, r)
+	for _, line := range outputLines(r.stdout) {
+		if (strings.Contains(line, "--depth") || strings.Contains(line, "--root")) && strings.Contains(line, "(default") {
+			t.Errorf("the help claims a default: %s", line)
+		}
+	}
+	if !strings.Contains(r.stdout, "Every job a\ncoordinator reported to the server is shown") {
+		t.Errorf("the help does not say every job is shown by default:\n%s", r.stdout)
+	}
 }
 
 // fieldsStartWith reports whether the fields of line begin with want.
