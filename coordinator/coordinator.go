@@ -270,6 +270,11 @@ func (j *job) plan(ctx context.Context) error {
 		}
 		j.log.Info("planning", "root", j.cfg.Spec.Root, "depth", j.cfg.Spec.Depth, "dir", j.dir)
 	}
+	// The queue is set up first: the job's status, planning included, is
+	// stored in it.
+	if err := j.retry(ctx, "setting up the queue", func() error { return j.cfg.Queue.EnsureStreams(ctx, j.cfg.Stream) }); err != nil {
+		return err
+	}
 	update, stop := j.reportStatus(ctx, book.JobPlanning)
 	st, err := MakePlan(ctx, j.cfg.Spec, j.cfg.Book, j.dir, &PlanOptions{
 		MemKeys: j.cfg.PlanMemKeys,
@@ -591,7 +596,11 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		if err := m.Ack(ctx); err != nil {
 			// The entries are written: the result, delivered again, is a
 			// harmless duplicate.
-			j.log.Warn("acking a stored result", "task", m.Result.TaskID, "error", err)
+			level := slog.LevelWarn
+			if ctx.Err() != nil {
+				level = slog.LevelDebug // stopped: no news
+			}
+			j.log.Log(ctx, level, "acking a stored result", "task", m.Result.TaskID, "error", err)
 		}
 	}
 	var short []int

@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,6 +134,7 @@ func benchScale(b *testing.B, depth int) {
 	wait1, wait2 := c.standInWorker(b, ctx, "s1"), c.standInWorker(b, ctx, "s2")
 	defer func() { cancel(); wait1(); wait2() }()
 	resetPeakRSS(b)
+	heapPeak := sampleHeapPeak(ctx)
 
 	var mu sync.Mutex
 	start := time.Now()
@@ -164,6 +167,42 @@ func benchScale(b *testing.B, depth int) {
 	b.ReportMetric(derived.Sub(deriving).Seconds(), "derive-s")
 	b.ReportMetric(sum.Wall.Seconds(), "job-s")
 	b.ReportMetric(float64(peakRSS(b))/(1<<20), "peak-RSS-MiB")
+	b.ReportMetric(float64(heapPeak())/(1<<20), "peak-heap-MiB")
+}
+
+// sampleHeapPeak samples the bytes of live and not yet swept Go heap
+// objects every 50 ms until ctx is done or peak is called; peak returns
+// the most seen. The Go heap holds the coordinator's state, the embedded
+// server's and the stand-ins'; Pebble's cache and memtables are outside
+// it when cgo is on.
+func sampleHeapPeak(ctx context.Context) (peak func() uint64) {
+	var most atomic.Uint64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > most.Load() {
+				most.Store(v)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-stopped
+		return most.Load()
+	}
 }
 
 // resetPeakRSS resets the peak resident memory the kernel keeps for this
@@ -194,4 +233,50 @@ func peakRSS(tb testing.TB) int64 {
 	}
 	tb.Fatal("no VmHWM in /proc/self/status")
 	return 0
+}
+
+// TestStandInWorkerProcess is not a test of its own: it is the stand-in
+// worker of scripts/coordinator-memory.sh --stand-in, run as a process of
+// its own beside a real `c4book coordinator` on a scratch book, so that
+// the coordinator's memory on a deep job can be measured without solving.
+// It runs only when C4BOOK_STANDIN_NATS names the coordinator's server
+// (token in C4BOOK_NATS_TOKEN), answers every task with standInScore, and
+// ends once no task came for 30 seconds.
+func TestStandInWorkerProcess(t *testing.T) {
+	url := os.Getenv("C4BOOK_STANDIN_NATS")
+	if url == "" {
+		t.Skip("the stand-in worker of scripts/coordinator-memory.sh: runs when C4BOOK_STANDIN_NATS is set")
+	}
+	ctx := context.Background()
+	conn, err := queue.Connect(ctx, queue.Options{URL: url, Name: "stand-in", Token: os.Getenv("C4BOOK_NATS_TOKEN")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var tasks *queue.TaskSource
+	for tasks == nil {
+		if tasks, err = conn.Tasks(ctx); err != nil {
+			time.Sleep(time.Second) // the coordinator has not set up the queue yet
+		}
+	}
+	var n int
+	for {
+		next, cancel := context.WithTimeout(ctx, 30*time.Second)
+		m, err := tasks.Next(next)
+		cancel()
+		if err != nil {
+			t.Logf("stand-in: %d tasks answered; stopping: %v", n, err)
+			return
+		}
+		s := make([]int8, len(m.Task.Keys))
+		for i, k := range m.Task.Keys {
+			s[i] = standInScore(k)
+		}
+		res := queue.Result{JobID: m.Task.JobID, TaskID: m.Task.TaskID, WorkerID: "stand-in", Keys: m.Task.Keys, Scores: s}
+		if err := conn.PublishResult(ctx, res); err != nil {
+			t.Fatal(err)
+		}
+		_ = m.Ack(ctx)
+		n++
+	}
 }

@@ -24,8 +24,12 @@ type StreamConfig struct {
 // Fixed settings of the streams, consumers and the status bucket.
 const (
 	// DuplicateWindow is how long the streams remember message ids: a task
-	// or result published again within it is stored once.
-	DuplicateWindow = 10 * time.Minute
+	// or result published again within it is stored once. It covers the
+	// retries of a publish whose ack was lost; a copy stored later is
+	// harmless (a task solved twice, a result ignored as a duplicate), and
+	// the server keeps every id of the window in memory: at the pace of
+	// fast workers, millions of them.
+	DuplicateWindow = 2 * time.Minute
 	// WorkerStatusTTL is how long a worker's status stays in the status
 	// bucket after its last PutWorkerStatus. Workers put theirs well
 	// within it (every 15 to 30 seconds); an entry that disappears is a

@@ -6,15 +6,22 @@
 # directory); prints the coordinator's peak resident memory (GNU time's
 # maximum resident set size) and its summary.
 #
-# Usage: scripts/coordinator-memory.sh [-d DEPTH] [-r ROOT] [-- c4book coordinator flags...]
+# Usage: scripts/coordinator-memory.sh [-d DEPTH] [-r ROOT] [--stand-in] [-- c4book coordinator flags...]
 #
 #   -d, --depth D      depth of the book (default 20)
-#   -r, --root MOVES   root position (default 44444433)
+#   -r, --root MOVES   root position ("" for the empty board; default 44444433)
+#       --stand-in     the worker is a stand-in that answers every task at once
+#                      with a made-up score (TestStandInWorkerProcess of
+#                      coordinator/scale_test.go, built with go test -c): the
+#                      coordinator's share of a deep job, without the solving;
+#                      the book, in a scratch directory, is then wrong, and is
+#                      removed with it
 #
 # c4book is built from this repository, unless C4BOOK names a binary.
+# Example, the depth-14 book of the empty board: scripts/coordinator-memory.sh -d 14 -r "" --stand-in
 set -euo pipefail
 
-depth=20 root=44444433
+depth=20 root=44444433 stand_in=0
 extra=()
 prog=coordinator-memory.sh
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,6 +33,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-d | --depth) depth=$2; shift 2 ;;
 	-r | --root) root=$2; shift 2 ;;
+	--stand-in) stand_in=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; extra=("$@"); break ;;
 	*) usage >&2; die "unknown argument $1" ;;
@@ -47,6 +55,11 @@ port=$(free_port)
 export C4BOOK_NATS_TOKEN
 C4BOOK_NATS_TOKEN=$(new_token)
 
+if [ "$stand_in" = 1 ]; then
+	echo "Building the stand-in worker ..." >&2
+	(cd "$repo" && go test -c -o "$tmp/standin.test" ./coordinator) >&2 || die "building the stand-in failed"
+fi
+
 /usr/bin/time -f "%M" -o "$tmp/rss" "$c4book" coordinator --depth "$depth" --root "$root" \
 	--book "$tmp/book.db" --listen "127.0.0.1:$port" "${extra[@]}" >"$tmp/coordinator.out" 2>"$tmp/coordinator.err" &
 coord=$!
@@ -56,7 +69,11 @@ for _ in $(seq 300); do # the embedded server listens once the book is open
 	kill -0 "$coord" 2>/dev/null || break
 	sleep 0.1
 done
-"$c4book" worker --nats "nats://127.0.0.1:$port" --exit-when-idle 30s >"$tmp/worker.out" 2>&1 &
+if [ "$stand_in" = 1 ]; then
+	C4BOOK_STANDIN_NATS="nats://127.0.0.1:$port" "$tmp/standin.test" -test.run '^TestStandInWorkerProcess$' -test.v >"$tmp/worker.out" 2>&1 &
+else
+	"$c4book" worker --nats "nats://127.0.0.1:$port" --exit-when-idle 30s >"$tmp/worker.out" 2>&1 &
+fi
 pids+=("$!")
 if ! wait "$coord"; then
 	cat "$tmp/coordinator.err" >&2
@@ -64,4 +81,6 @@ if ! wait "$coord"; then
 fi
 cat "$tmp/coordinator.out"
 kb=$(cat "$tmp/rss")
-echo "coordinator peak resident memory: $((kb / 1024)) MiB (job --root $root --depth $depth)"
+what=""
+[ "$stand_in" = 0 ] || what=", stand-in worker"
+echo "coordinator peak resident memory: $((kb / 1024)) MiB (job --root \"$root\" --depth $depth$what)"
