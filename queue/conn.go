@@ -5,10 +5,13 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -38,9 +41,15 @@ type Options struct {
 	// connection is lost. A lost connection is retried forever. The default
 	// value is 2 seconds.
 	ReconnectWait time.Duration
-	// Logger receives disconnections, reconnections and asynchronous errors
-	// (slow consumers). The default value (nil) discards them.
+	// Logger receives disconnections (and, once a minute while the
+	// connection stays lost, that it still is), reconnections and
+	// asynchronous errors (slow consumers). The default value (nil)
+	// discards them.
 	Logger *slog.Logger
+
+	// downEvery is how often a lost connection is said to be still lost:
+	// defaultDownEvery, shorter in tests.
+	downEvery time.Duration
 }
 
 // Defaults of Options.
@@ -48,6 +57,7 @@ const (
 	defaultName          = "c4book"
 	defaultReconnectWait = 2 * time.Second
 	defaultConnectWait   = 10 * time.Second // Connect without a ctx deadline
+	defaultDownEvery     = time.Minute      // "still disconnected" lines
 	drainTimeout         = 30 * time.Second // Close waits this long for in-flight messages
 
 	// asyncMaxPending caps the jetstream client's async publishes; the
@@ -74,13 +84,19 @@ type Conn struct {
 	mu      sync.Mutex
 	streams map[string]jetstream.Stream // bound streams, by name
 	kv      jetstream.KeyValue          // the status bucket, once bound
+
+	downMu    sync.Mutex
+	downSince time.Time // when the connection was lost; zero while connected
+	downWatch bool      // sayDown runs
 }
 
 // Connect connects to the server at o.URL. A lost connection is retried
 // forever, but the first connection is not: an unreachable server, a TLS
-// failure or refused credentials fail at once, the last with an error
-// wrapping ErrAuth. ctx bounds the wait for the first connection (10
-// seconds without a deadline).
+// failure or refused credentials fail at once, the first with an error
+// wrapping ErrUnreachable (Transient: a caller that waits for its server
+// calls Connect again, see Backoff.Retry), the last with an error wrapping
+// ErrAuth. ctx bounds the wait for the first connection (10 seconds
+// without a deadline).
 func Connect(ctx context.Context, o Options) (*Conn, error) {
 	if o.URL == "" {
 		return nil, fmt.Errorf("%w: connect: no URL (nats.url)", ErrInvalidOptions)
@@ -145,6 +161,10 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 	if wait <= 0 {
 		wait = defaultReconnectWait
 	}
+	downEvery := o.downEvery
+	if downEvery <= 0 {
+		downEvery = defaultDownEvery
+	}
 	timeout := defaultConnectWait
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = max(time.Until(dl), time.Millisecond)
@@ -159,8 +179,10 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 		nats.RetryOnFailedConnect(false),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
 			c.log.Warn("nats: disconnected", "client", name, "err", err)
+			c.lost(name, wait, downEvery)
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
+			c.found()
 			c.log.Info("nats: reconnected", "client", name, "url", nc.ConnectedUrlRedacted(), "reconnects", nc.Stats().Reconnects)
 		}),
 		nats.ClosedHandler(func(nc *nats.Conn) {
@@ -199,6 +221,52 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 	return opts, nil
 }
 
+// lost records that the connection is lost and, unless it runs already,
+// starts sayDown.
+func (c *Conn) lost(name string, wait, every time.Duration) {
+	c.downMu.Lock()
+	defer c.downMu.Unlock()
+	if c.downSince.IsZero() {
+		c.downSince = time.Now()
+	}
+	if !c.downWatch {
+		c.downWatch = true
+		go c.sayDown(name, wait, every)
+	}
+}
+
+// found records that the connection is back.
+func (c *Conn) found() {
+	c.downMu.Lock()
+	c.downSince = time.Time{}
+	c.downMu.Unlock()
+}
+
+// sayDown logs, every interval every while the connection stays lost, that
+// nats.go still tries to reconnect (every wait) and for how long it has:
+// an hour-long outage is a line a minute, not silence. It returns once the
+// connection is back or closed.
+func (c *Conn) sayDown(name string, wait, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.closed:
+			return
+		case <-tick.C:
+		}
+		c.downMu.Lock()
+		since := c.downSince
+		if since.IsZero() {
+			c.downWatch = false
+			c.downMu.Unlock()
+			return
+		}
+		c.downMu.Unlock()
+		c.log.Warn("nats: still disconnected, reconnecting", "client", name, "waited", roundWait(time.Since(since)), "every", wait)
+	}
+}
+
 // connectError explains a failed first connection.
 func connectError(o Options, err error) error {
 	url := redact(o.URL)
@@ -214,8 +282,23 @@ func connectError(o Options, err error) error {
 		return fmt.Errorf("queue: connect to %s: TLS: %w (check nats.tls.ca and the server's certificate)", url, err)
 	case strings.Contains(err.Error(), "certificate required"):
 		return fmt.Errorf("queue: connect to %s: %w (the server wants a client certificate: nats.tls.cert and nats.tls.key)", url, err)
+	case unreachable(err):
+		return fmt.Errorf("queue: connect to %s: %w: %w", url, ErrUnreachable, err)
 	}
 	return fmt.Errorf("queue: connect to %s: %w", url, err)
+}
+
+// unreachable reports whether err, the failure of a first connection,
+// says that no server answered at the address: nothing listens there
+// (nats.go reports a refused connection as ErrNoServers), the network
+// or the name of the host is not there (yet), or the server hung up or
+// timed out before its greeting.
+func unreachable(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, nats.ErrNoServers) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.As(err, &netErr)
 }
 
 // redact hides the credentials in a URL list for messages.

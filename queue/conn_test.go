@@ -47,6 +47,9 @@ func TestConnect_auth(t *testing.T) {
 			if !errors.Is(err, ErrAuth) {
 				t.Fatalf("Connect = %v, want ErrAuth", err)
 			}
+			if Transient(err) {
+				t.Errorf("Transient(%v) = true: refused credentials would be tried again forever", err)
+			}
 			want := "nats: authorization violation: check nats.token / nats.user / nats.creds"
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not say %q", err, want)
@@ -104,6 +107,9 @@ func TestConnect_TLS(t *testing.T) {
 		if !strings.Contains(err.Error(), "nats.tls.ca") {
 			t.Errorf("error %q does not point at nats.tls.ca", err)
 		}
+		if Transient(err) {
+			t.Errorf("Transient(%v) = true: an untrusted server would be tried again forever", err)
+		}
 	})
 	t.Run("no client certificate", func(t *testing.T) {
 		o := withCert
@@ -131,6 +137,11 @@ func TestConnect_errors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "nats://127.0.0.1:1") {
 		t.Errorf("Connect to a closed port = %v, want an error naming the URL", err)
 	}
+	// Nothing listening: a server that may come, waited for by a caller
+	// that retries passing errors.
+	if !errors.Is(err, ErrUnreachable) || !Transient(err) {
+		t.Errorf("Connect to a closed port = %v, want ErrUnreachable, Transient", err)
+	}
 	_, err = Connect(testCtx(t, 5*time.Second), Options{URL: "nats://tok3n@127.0.0.1:1"})
 	if err == nil || strings.Contains(err.Error(), "tok3n") {
 		t.Errorf("Connect = %v, want an error that hides the token", err)
@@ -138,4 +149,38 @@ func TestConnect_errors(t *testing.T) {
 	if _, err := Connect(testCtx(t, 5*time.Second), Options{URL: "nats://127.0.0.1:1", TLSCert: "c"}); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("Connect with a certificate and no key = %v, want ErrInvalidOptions", err)
 	}
+}
+
+// TestConn_stillDisconnected: while its server is gone, a connection says
+// so at every interval (a minute; shorter here) with how long it has
+// waited, and stops saying it once it is back.
+func TestConn_stillDisconnected(t *testing.T) {
+	t.Parallel()
+	store := t.TempDir()
+	s1, err := StartServer(ServerOptions{StoreDir: store, Listen: "127.0.0.1:-1", Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := s1.ClientURL()
+	var log logBuffer
+	c, err := Connect(testCtx(t, 10*time.Second), Options{URL: url, Token: "tok", ReconnectWait: 50 * time.Millisecond, Logger: log.logger(), downEvery: 100 * time.Millisecond})
+	if err != nil {
+		s1.Shutdown()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s1.Shutdown()
+	stillLines := func() int { return strings.Count(log.String(), "nats: still disconnected, reconnecting") }
+	eventually(t, 30*time.Second, "said twice that it is still disconnected", func() bool { return stillLines() >= 2 })
+	if !strings.Contains(log.String(), "waited=") {
+		t.Errorf("the lines do not say how long it waited:\n%s", log.String())
+	}
+	startServer(t, ServerOptions{StoreDir: store, Listen: strings.TrimPrefix(url, "nats://"), Token: "tok"})
+	eventually(t, 30*time.Second, "reconnected", func() bool { return strings.Contains(log.String(), "nats: reconnected") })
+	// The watch ends at its next tick: the count stops growing.
+	eventually(t, 30*time.Second, "quiet once reconnected", func() bool {
+		n := stillLines()
+		time.Sleep(300 * time.Millisecond)
+		return stillLines() == n
+	})
 }

@@ -23,6 +23,11 @@ var (
 	ErrNoAuth = errors.New("server exposed without authentication")
 	// ErrAuth: the server refused the connection's credentials.
 	ErrAuth = errors.New("nats: authorization violation")
+	// ErrUnreachable: Connect found no server to talk to at its address
+	// (nothing listening, no route, a host name that does not resolve, a
+	// server that hung up before it answered): one may be there later, so
+	// it is Transient.
+	ErrUnreachable = errors.New("no server answers")
 	// ErrNotReady: the streams or consumers are not there yet (the
 	// coordinator has not run EnsureStreams); retry later.
 	ErrNotReady = errors.New("queue streams not set up")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -76,11 +77,12 @@ func (c *Conn) pullOne(ctx context.Context, cons jetstream.Consumer, what string
 
 // Transient reports whether a request of this package that failed with
 // err may succeed if made again unchanged: the connection is being
-// re-established, the server (or its JetStream) is not answering yet, or
-// the streams are not set up yet (ErrNotReady). A caller whose own context
-// is still live retries such an error after a pause.
+// re-established, the server (or its JetStream) is not answering yet or
+// not there yet (ErrUnreachable), or the streams are not set up yet
+// (ErrNotReady). A caller whose own context is still live retries such an
+// error after a pause (Backoff.Retry).
 func Transient(err error) bool {
-	return errors.Is(err, ErrNotReady) || transient(err)
+	return errors.Is(err, ErrNotReady) || errors.Is(err, ErrUnreachable) || transient(err)
 }
 
 // transient reports whether a request that failed with err may succeed if
@@ -113,36 +115,30 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // Publishing with retries. A message id makes a publish idempotent, so a
 // publish whose ack was lost is simply sent again.
-const (
-	publishAttemptWait = 10 * time.Second       // one attempt's wait for its ack
-	publishRetryFirst  = 250 * time.Millisecond // first pause between attempts
-	publishRetryMax    = 5 * time.Second        // longest pause between attempts
-)
+const publishAttemptWait = 10 * time.Second // one attempt's wait for its ack
+
+// publishBackoff paces the attempts of publish. Its lines are for
+// debugging: the connection says itself that it is lost (Conn's logger).
+var publishBackoff = Backoff{First: 250 * time.Millisecond, Max: 5 * time.Second, Level: slog.LevelDebug, Passing: transient}
 
 // publish publishes m with message id id, retrying passing failures until
 // ctx is done.
 func (c *Conn) publish(ctx context.Context, m *nats.Msg, id string) error {
-	delay := publishRetryFirst
-	for {
+	err := publishBackoff.Retry(ctx, c.log, "the server to store "+id, func() error {
 		actx, cancel := context.WithTimeout(ctx, publishAttemptWait)
+		defer cancel()
 		_, err := c.js.PublishMsg(actx, m, jetstream.WithMsgID(id))
-		cancel()
-		switch {
-		case err == nil:
-			return nil
-		case ctx.Err() != nil:
-			return fmt.Errorf("queue: publish %s: %w (last error: %v)", id, ctx.Err(), err)
-		case errors.Is(err, nats.ErrConnectionClosed):
-			return fmt.Errorf("queue: publish %s: %w", id, ErrClosed)
-		case !transient(err):
-			return fmt.Errorf("queue: publish %s: %w", id, err)
-		}
-		c.log.Debug("queue: publish failed, retrying", "id", id, "err", err, "in", delay)
-		if err := sleep(ctx, delay); err != nil {
-			return fmt.Errorf("queue: publish %s: %w", id, err)
-		}
-		delay = min(2*delay, publishRetryMax)
+		return err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, nats.ErrConnectionClosed):
+		return fmt.Errorf("queue: publish %s: %w", id, ErrClosed)
+	case ctx.Err() != nil:
+		return fmt.Errorf("queue: publish: %w", err) // names id already
 	}
+	return fmt.Errorf("queue: publish %s: %w", id, err)
 }
 
 // newMsg returns a message on subject carrying data, naming its sender.

@@ -67,7 +67,9 @@ type Config struct {
 
 // Run works until ctx is done (or the worker is idle for cfg.IdleExit). On
 // cancellation a task being solved is handed back to the queue at once, so
-// another worker takes it; Run returns nil.
+// another worker takes it; Run returns nil. A task source that fails is
+// waited for (see taskBackoff), unless its connection is closed, which
+// stops the worker with an error wrapping queue.ErrClosed.
 func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 	if cfg.ID == "" {
 		host, _ := os.Hostname()
@@ -125,6 +127,9 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 		w.log.Debug("removing worker status", "error", err)
 	}
 	w.log.Info("worker stopped", "tasks", w.tasksDone.Load(), "positions", w.solved.Load(), "nodes", w.nodes.Load())
+	if w.err != nil {
+		return fmt.Errorf("worker %s: %w", cfg.ID, w.err)
+	}
 	return nil
 }
 
@@ -142,6 +147,7 @@ type worker struct {
 	mu    sync.Mutex
 	table *solver.Table // shared by the threads, for the board of the latest task
 	wake  chan struct{} // closed, and made anew, when a thread takes a task
+	err   error         // what stopped the worker, if not ctx or idleness
 
 	busy      atomic.Int64 // threads working on a task
 	tasksDone atomic.Uint64
@@ -172,17 +178,18 @@ func (w *worker) loop(ctx context.Context, th *thread) {
 		case errors.Is(err, errIdle):
 			w.log.Info("no task came: leaving", "thread", index, "idle", w.cfg.IdleExit)
 			return
+		case errors.Is(err, queue.ErrClosed):
+			// Closed under the worker (nats.go gives up on a server
+			// that refuses the credentials again): nothing will come.
+			w.fail(err)
+			return
 		case err != nil:
+			// next waits out every other failure.
 			var bad *queue.DecodeError
 			if errors.As(err, &bad) {
 				w.log.Warn("malformed task dropped", "subject", bad.Subject, "sender", bad.Sender, "error", bad.Err)
-				continue
-			}
-			w.log.Warn("taking a task", "error", err)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(2 * time.Second):
+			} else {
+				w.log.Warn("taking a task", "error", err)
 			}
 			continue
 		}
@@ -258,14 +265,47 @@ func (w *worker) wakeHelpers() {
 // errIdle: no task came within IdleExit.
 var errIdle = errors.New("idle")
 
-// next returns the next task, errIdle after IdleExit without one.
-func (w *worker) next(ctx context.Context) (*queue.TaskMsg, error) {
-	if w.cfg.IdleExit <= 0 {
-		return w.tasks.Next(ctx)
+// taskBackoff paces a thread's attempts to take a task while the task
+// source fails: the consumer is gone (a server started again without its
+// store, before a coordinator sets the queue up again), or any other
+// failure but a malformed task, which the source has dropped already, and
+// a closed connection, which will not come back. A lost connection does
+// not fail Next: the source waits it out, and the connection says itself
+// that it is lost.
+var taskBackoff = queue.Backoff{
+	Max:   5 * time.Second,
+	Level: slog.LevelWarn,
+	Passing: func(err error) bool {
+		var bad *queue.DecodeError
+		return !errors.As(err, &bad) && !errors.Is(err, queue.ErrClosed)
+	},
+}
+
+// fail records err, the first failure that stops the worker, for Run to
+// return.
+func (w *worker) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
 	}
-	idleCtx, cancel := context.WithTimeout(ctx, w.cfg.IdleExit)
+}
+
+// next returns the next task, errIdle after IdleExit without one. It
+// waits out the failures of the task source (taskBackoff), saying so to
+// the log once a minute.
+func (w *worker) next(ctx context.Context) (*queue.TaskMsg, error) {
+	idleCtx, cancel := ctx, context.CancelFunc(func() {})
+	if w.cfg.IdleExit > 0 {
+		idleCtx, cancel = context.WithTimeout(ctx, w.cfg.IdleExit)
+	}
 	defer cancel()
-	msg, err := w.tasks.Next(idleCtx)
+	var msg *queue.TaskMsg
+	err := taskBackoff.Retry(idleCtx, w.log, "the task queue", func() error {
+		var err error
+		msg, err = w.tasks.Next(idleCtx)
+		return err
+	})
 	if err != nil && ctx.Err() == nil && idleCtx.Err() != nil {
 		return nil, errIdle
 	}

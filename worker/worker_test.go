@@ -364,3 +364,102 @@ func TestRun_stopLogs(t *testing.T) {
 		})
 	}
 }
+
+// flakyTasks fails its first fails calls to Next with err, then hands out
+// the messages of fakeTasks.
+type flakyTasks struct {
+	fakeTasks
+	mu    sync.Mutex
+	fails int
+	err   error
+}
+
+func (f *flakyTasks) Next(ctx context.Context) (*queue.TaskMsg, error) {
+	f.mu.Lock()
+	if f.fails != 0 {
+		f.fails--
+		f.mu.Unlock()
+		return nil, f.err
+	}
+	f.mu.Unlock()
+	return f.fakeTasks.Next(ctx)
+}
+
+// TestRun_taskSourceFails: a task source that fails (the consumer gone
+// while a server starts again without its store) is waited out: the
+// worker says once what it waits for, takes the task once the source
+// works again, and with IdleExit leaves after that long without a task.
+// A closed connection stops it.
+func TestRun_taskSourceFails(t *testing.T) {
+	saved := taskBackoff
+	taskBackoff.First, taskBackoff.Max = time.Millisecond, 4*time.Millisecond
+	defer func() { taskBackoff = saved }()
+	notReady := fmt.Errorf("queue: next task: %w", queue.ErrNotReady)
+
+	t.Run("comes back", func(t *testing.T) {
+		b := solver.MustBoard(5, 4)
+		tasks := &flakyTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg, 1)}, fails: 20, err: notReady}
+		r := &replies{}
+		tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: keysOf(t, b, "33")}, 1, 1, r)
+		var logs bytes.Buffer
+		var mu sync.Mutex
+		log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error)
+		go func() {
+			done <- Run(ctx, tasks, &fakePublisher{}, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Log: log})
+		}()
+		for {
+			r.mu.Lock()
+			acked := r.acked
+			r.mu.Unlock()
+			if acked > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		got := logs.String()
+		mu.Unlock()
+		if n := strings.Count(got, `msg="waiting for the task queue"`); n != 1 {
+			t.Errorf("%d lines saying it waits for the task queue, want 1 (at most one a minute):\n%s", n, got)
+		}
+		if !strings.Contains(got, `msg="waited for the task queue"`) || strings.Contains(got, "taking a task") {
+			t.Errorf("want a line saying how long it waited, and no warning per failure:\n%s", got)
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		// A connection closed under the worker does not come back: Run
+		// stops and says why, instead of waiting forever.
+		closed := fmt.Errorf("queue: next task: %w", queue.ErrClosed)
+		tasks := &flakyTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg)}, fails: -1, err: closed}
+		err := Run(context.Background(), tasks, &fakePublisher{}, Config{ID: "w", Concurrency: 2, TableBytes: 1 << 20})
+		if !errors.Is(err, queue.ErrClosed) {
+			t.Fatalf("Run = %v, want queue.ErrClosed", err)
+		}
+	})
+	t.Run("idle", func(t *testing.T) {
+		tasks := &flakyTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg)}, fails: -1, err: notReady}
+		err := Run(context.Background(), tasks, &fakePublisher{}, Config{ID: "w", Concurrency: 2, TableBytes: 1 << 20, IdleExit: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("Run = %v, want nil: it leaves when idle", err)
+		}
+	})
+}
+
+// lockedWriter serializes the writes of a log shared by goroutines.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -41,17 +40,48 @@ func natsOptions(cfg config.Config, name string, log *slog.Logger) queue.Options
 // settings to check: the credentials when the server refused them.
 func connect(ctx context.Context, cfg config.Config, name string, log *slog.Logger) (*queue.Conn, error) {
 	conn, err := queue.Connect(ctx, natsOptions(cfg, name, log))
-	if err == nil {
-		return conn, nil
+	if err != nil {
+		return nil, connectError(cfg, err)
 	}
+	return conn, nil
+}
+
+// serverBackoff paces the attempts of connectWaiting. Its lines are
+// warnings: the server is not where nats.url says.
+var serverBackoff = queue.Backoff{Max: 5 * time.Second, Level: slog.LevelWarn}
+
+// connectWaiting is connect for a worker, which outlives its server: while
+// no server answers at nats.url (not started yet, restarting, its machine
+// rebooting), it tries again, saying so to wait at the first failure and
+// then once a minute, until ctx is done. Refused credentials and TLS
+// failures still fail at once.
+func connectWaiting(ctx context.Context, cfg config.Config, name string, log, wait *slog.Logger) (*queue.Conn, error) {
+	var conn *queue.Conn
+	err := serverBackoff.Retry(ctx, wait, "the NATS server (nats.url)", func() error {
+		var err error
+		conn, err = queue.Connect(ctx, natsOptions(cfg, name, log))
+		return err
+	})
+	switch {
+	case err == nil:
+		return conn, nil
+	case ctx.Err() != nil:
+		return nil, err
+	}
+	return nil, connectError(cfg, err)
+}
+
+// connectError explains err, the failure of a first connection to
+// nats.url: the keys to set when the server refused the credentials.
+func connectError(cfg config.Config, err error) error {
 	n := cfg.NATS
 	if errors.Is(err, queue.ErrAuth) {
 		if n.Token == "" && n.User == "" && n.Creds == "" && n.TLS.Cert == "" {
-			return nil, fmt.Errorf("the server at %s needs credentials and none are set: set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password, or nats.creds, to what the server expects: %w", n.URL, err)
+			return fmt.Errorf("the server at %s needs credentials and none are set: set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password, or nats.creds, to what the server expects: %w", n.URL, err)
 		}
-		return nil, fmt.Errorf("the server at %s refused the credentials: check nats.token, nats.user and nats.password, or nats.creds (%s): %w", n.URL, credentialsSet(n), err)
+		return fmt.Errorf("the server at %s refused the credentials: check nats.token, nats.user and nats.password, or nats.creds (%s): %w", n.URL, credentialsSet(n), err)
 	}
-	return nil, fmt.Errorf("connecting to the NATS server at %s (nats.url): %w", n.URL, err)
+	return fmt.Errorf("connecting to the NATS server at %s (nats.url): %w", n.URL, err)
 }
 
 // credentialsSet names the credentials configured, for messages:
@@ -137,38 +167,20 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// notReadyRetry is the pause between two attempts to bind to the task
-// queue before the coordinator has set it up.
-const notReadyRetry = time.Second
+// queueBackoff paces the attempts of waitForTasks: binding is one cheap
+// request, and a worker should start soon after its coordinator.
+var queueBackoff = queue.Backoff{Max: 2 * time.Second}
 
-// waitForTasks binds to the workers' task consumer, waiting until the
-// coordinator has created it. The first time it is missing, waiting (if
-// not nil) is written a line saying so.
-func waitForTasks(ctx context.Context, conn *queue.Conn, waiting io.Writer) (*queue.TaskSource, error) {
-	for said := false; ; {
-		tasks, err := conn.Tasks(ctx)
-		if err == nil {
-			return tasks, nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if !queue.Transient(err) {
-			return nil, err
-		}
-		if !errors.Is(err, queue.ErrNotReady) {
-			// The server is not answering (restarting, say): wait for it.
-			if waiting != nil {
-				fmt.Fprintf(waiting, "The NATS server does not answer (%v): trying again.\n", err)
-			}
-		} else if !said && waiting != nil {
-			fmt.Fprintf(waiting, "The task queue is not set up yet: waiting for a coordinator (c4book coordinator or generate) on %s.\n", conn.ConnectedURL())
-			said = true
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(notReadyRetry):
-		}
-	}
+// waitForTasks binds to the workers' task consumer, waiting until a
+// coordinator has created it, or the server answers again. It says so to
+// log (if not nil) at the first failure and then once a minute.
+func waitForTasks(ctx context.Context, conn *queue.Conn, log *slog.Logger) (*queue.TaskSource, error) {
+	var tasks *queue.TaskSource
+	what := "a coordinator (c4book coordinator or generate) to set up the task queue on " + conn.ConnectedURL()
+	err := queueBackoff.Retry(ctx, log, what, func() error {
+		var err error
+		tasks, err = conn.Tasks(ctx)
+		return err
+	})
+	return tasks, err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -101,12 +102,31 @@ func (b *bgCommand) stop() result {
 // of the loopback interface, requiring token, and returns its URL.
 func testServer(tb testing.TB, token string) string {
 	tb.Helper()
-	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(tb.TempDir(), "nats"), Listen: "127.0.0.1:0", Token: token})
+	return testServerAt(tb, "127.0.0.1:0", token)
+}
+
+// testServerAt starts a NATS server with JetStream listening on addr
+// (HOST:PORT), requiring token, and returns its URL.
+func testServerAt(tb testing.TB, addr, token string) string {
+	tb.Helper()
+	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(tb.TempDir(), "nats"), Listen: addr, Token: token})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(srv.Shutdown)
 	return srv.ClientURL()
+}
+
+// freeAddr returns a loopback address where nothing listens: a port the
+// system just handed out and took back.
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // checkGeneratedBook checks that the book at path holds every non-terminal position

@@ -22,14 +22,18 @@ The worker runs --concurrency threads (worker.concurrency; 0, the default,
 is one per CPU), sharing one transposition table of --tt-size
 (solver.tt-size) that stays warm from one task to the next. Credentials and
 TLS come from nats.token, nats.user and nats.password, nats.creds and
-nats.tls.*; a server that refuses them makes the command fail at once. If
-the coordinator has not set up the queue yet, the worker says so and waits.
-It serves every job on the server, one after the other.
+nats.tls.*; a server that refuses them makes the command fail at once.
+A server that does not answer (not started yet, restarting, gone for an
+hour) is waited for, and so is a coordinator that has not set up the
+queue yet: the worker says what it waits for at once, then once a minute
+with how long it has waited, and tries again. It serves every job on the
+server, one after the other.
 
 Ctrl-C hands the tasks being solved back to the queue at once (another
-worker takes them) and exits with status 130. With --exit-when-idle D the
-worker leaves, with status 0, once no task came for D: the job is done or
-other workers hold the rest.`
+worker takes them), or stops the waiting, and exits with status 130. With
+--exit-when-idle D the worker leaves, with status 0, once no task came for
+D, waits for the server and the queue included: the job is done or other
+workers hold the rest.`
 
 const workerExample = `  C4BOOK_NATS_TOKEN=s3cret c4book worker --nats nats://coordinator:4222
   c4book worker --nats tls://coordinator:4222 --concurrency 8 --tt-size 1GiB --exit-when-idle 5m`
@@ -76,11 +80,21 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	out := newConsole(a.stderr, false, newLogStyle(cfg.Log))
 	log := out.logger().With("role", "worker")
 	host, _ := os.Hostname()
-	conn, err := connect(ctx, cfg, "c4book worker "+host, out.quietLogger().With("role", "nats"))
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
+
+	// The waits for the server and for the queue count as idle time.
+	waitCtx, cancel := ctx, context.CancelFunc(func() {})
+	if idle > 0 {
+		waitCtx, cancel = context.WithTimeout(ctx, idle)
+	}
+	defer cancel()
+	conn, err := connectWaiting(waitCtx, cfg, "c4book worker "+host, out.quietLogger().With("role", "nats"), log)
+	switch {
+	case ctx.Err() != nil:
+		return errInterrupted
+	case err != nil && waitCtx.Err() != nil:
+		fmt.Fprintf(a.stderr, "No NATS server answered within %v: leaving.\n", idle)
+		return nil
+	case err != nil:
 		return err
 	}
 	defer func() {
@@ -97,12 +111,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	}
 	fmt.Fprintf(a.stderr, "Connected to %s: %d solving %s, a table of %v each.\n", conn.ConnectedURL(), n, threads, cfg.Solver.TTSize)
 
-	// The wait for the queue counts as idle time.
-	waitCtx, cancel := ctx, context.CancelFunc(func() {})
-	if idle > 0 {
-		waitCtx, cancel = context.WithTimeout(ctx, idle)
-	}
-	tasks, err := waitForTasks(waitCtx, conn, a.stderr)
+	tasks, err := waitForTasks(waitCtx, conn, log)
 	cancel()
 	switch {
 	case ctx.Err() != nil:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,9 +36,22 @@ func TestWorker_Run(t *testing.T) {
 			t.Errorf("exit code %d, want 2", code)
 		}
 	})
-	t.Run("no server there", func(t *testing.T) {
-		r := run(t, "", workerArgs("nats://127.0.0.1:1", "w1")...)
-		wantErr(t, r, "connecting to the NATS server at nats://127.0.0.1:1 (nats.url)")
+	t.Run("no server there: waits, leaves when idle", func(t *testing.T) {
+		r := run(t, "", workerArgs("nats://127.0.0.1:1", "w1", "--exit-when-idle=300ms")...)
+		wantOK(t, r)
+		for _, want := range []string{`msg="waiting for the NATS server (nats.url)"`, "connect to nats://127.0.0.1:1: no server answers", "No NATS server answered within 300ms: leaving."} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr has no %q:\n%s", want, r.stderr)
+			}
+		}
+	})
+	t.Run("no server there: Ctrl-C", func(t *testing.T) {
+		w := startCommand(t, workerArgs("nats://127.0.0.1:1", "w1")...)
+		w.stderr.waitLine(t, "waiting for the NATS server", w.done)
+		r := w.stop()
+		if code := exitCode(r.err); code != 130 {
+			t.Errorf("exit code %d (%v), want 130", code, r.err)
+		}
 	})
 	t.Run("waits for a coordinator, leaves when idle", func(t *testing.T) {
 		t.Setenv("C4BOOK_NATS_TOKEN", "right")
@@ -49,6 +63,36 @@ func TestWorker_Run(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestWorker_serverLate: a worker started before its server waits for
+// it, then solves the tasks of a job run once the server is up.
+func TestWorker_serverLate(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
+	addr := freeAddr(t)
+	url := "nats://" + addr
+	w := startCommand(t, workerArgs(url, "w1")...)
+	w.stderr.waitLine(t, `msg="waiting for the NATS server (nats.url)"`, w.done)
+
+	testServerAt(t, addr, "s3cret")
+	bookPath := filepath.Join(t.TempDir(), "5x4.db")
+	r := run(t, "", jobArgs("coordinator", bookPath, "--nats", url)...)
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "Job 5x4-d10 complete") || !strings.Contains(r.stdout, "    w1 ") {
+		t.Errorf("the summary does not show w1 solving:\n%s", r.stdout)
+	}
+	if got := summaryValue(r.stdout, "solved by workers"); got == "" || got == "0" {
+		t.Errorf("%q positions solved by workers, want some:\n%s", got, r.stdout)
+	}
+	checkGeneratedBook(t, bookPath, solver.MustBoard(5, 4), "", 10, 1000)
+	wr := w.stop()
+	if code := exitCode(wr.err); code != 130 {
+		t.Errorf("worker stopped by Ctrl-C: exit code %d (%v), want 130\nstderr:\n%s", code, wr.err, wr.stderr)
+	}
+	if !strings.Contains(wr.stderr, "Connected to "+url) {
+		t.Errorf("the worker does not say it connected:\n%s", wr.stderr)
+	}
 }
 
 // TestWorker_stop: a worker stopped by Ctrl-C while it solves hands its
