@@ -28,7 +28,7 @@ type WorkerStatus struct {
 	Tasks    uint64    `json:"tasks"`  // tasks completed since Started
 	Started  time.Time `json:"started"`
 	Seen     time.Time `json:"seen"` // when this status was put
-	Busy     bool      `json:"busy"` // on a task now
+	Busy     bool      `json:"busy"` // on a task now, or took one since its previous status
 	JobID    string    `json:"job_id,omitempty"`
 }
 

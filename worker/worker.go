@@ -93,7 +93,7 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	w := &worker{cfg: cfg, tasks: tasks, pub: pub, log: cfg.Log.With("worker", cfg.ID), started: time.Now()}
+	w := &worker{cfg: cfg, tasks: tasks, pub: pub, log: cfg.Log.With("worker", cfg.ID), started: time.Now(), poke: make(chan struct{}, 1)}
 	host, _ := os.Hostname()
 	w.host = host
 
@@ -149,7 +149,10 @@ type worker struct {
 	wake  chan struct{} // closed, and made anew, when a thread takes a task
 	err   error         // what stopped the worker, if not ctx or idleness
 
-	busy      atomic.Int64 // threads working on a task
+	busy      atomic.Int64  // threads working on a task
+	took      atomic.Bool   // a thread took a task since the last status
+	shownIdle atomic.Bool   // the last status stored said not busy
+	poke      chan struct{} // asks reportStatus for a status now
 	tasksDone atomic.Uint64
 	solved    atomic.Uint64 // positions
 	nodes     atomic.Uint64
@@ -329,6 +332,14 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 	w.busy.Add(1)
 	defer w.busy.Add(-1)
 	w.lastJob.Store(t.JobID)
+	w.took.Store(true)
+	if w.shownIdle.Load() {
+		// The status says idle: correct it now, not at the next tick.
+		select {
+		case w.poke <- struct{}{}:
+		default:
+		}
+	}
 
 	// Keep the task ours while we work on it.
 	hbCtx, stopHeartbeat := context.WithCancel(ctx)
@@ -507,15 +518,24 @@ func decodeTask(t *queue.Task) ([]solver.Position, error) {
 
 // reportStatus stores the worker's status every StatusEvery until
 // statusCtx is done; work is the worker's context.
+//
+// Busy says whether the worker worked in the interval, not only at the
+// instant of the report: a worker on tasks of a few milliseconds spends
+// most instants between two of them (waiting for the next one from the
+// server), and sampled alone it would look idle while it solves all the
+// time. A worker shown idle that takes a task reports at once, rather
+// than up to StatusEvery later.
 func (w *worker) reportStatus(statusCtx, work context.Context) {
 	tick := time.NewTicker(w.cfg.StatusEvery)
 	defer tick.Stop()
 	for {
 		job, _ := w.lastJob.Load().(string)
+		took := w.took.Swap(false)
 		s := queue.WorkerStatus{
 			WorkerID: w.cfg.ID, Host: w.host, Solved: w.solved.Load(), Nodes: w.nodes.Load(),
-			Tasks: w.tasksDone.Load(), Started: w.started, Busy: w.busy.Load() > 0, JobID: job,
+			Tasks: w.tasksDone.Load(), Started: w.started, Busy: took || w.busy.Load() > 0, JobID: job,
 		}
+		w.shownIdle.Store(!s.Busy)
 		if err := w.pub.PutWorkerStatus(statusCtx, s); err != nil && work.Err() == nil {
 			w.log.Debug("storing worker status", "error", err)
 		}
@@ -523,6 +543,7 @@ func (w *worker) reportStatus(statusCtx, work context.Context) {
 		case <-statusCtx.Done():
 			return
 		case <-tick.C:
+		case <-w.poke:
 		}
 	}
 }

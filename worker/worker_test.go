@@ -463,3 +463,109 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// statusPublisher records the statuses a worker stores.
+type statusPublisher struct {
+	fakePublisher
+	smu      sync.Mutex
+	statuses []queue.WorkerStatus
+}
+
+func (p *statusPublisher) PutWorkerStatus(_ context.Context, s queue.WorkerStatus) error {
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	p.statuses = append(p.statuses, s)
+	return nil
+}
+
+// reported returns the statuses stored so far.
+func (p *statusPublisher) reported() []queue.WorkerStatus {
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	return append([]queue.WorkerStatus(nil), p.statuses...)
+}
+
+// TestRun_statusBusy: a worker that solved a task between two status
+// reports says it is busy in the second, though the task, a matter of
+// microseconds, was over when it reported; once idle for a whole interval
+// it says it is not.
+func TestRun_statusBusy(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, 1)}
+	pub := &statusPublisher{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error)
+	go func() {
+		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, StatusEvery: 20 * time.Millisecond})
+	}()
+	// The first status is stored as the worker starts, with no task.
+	for len(pub.reported()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	r := &replies{}
+	tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: keysOf(t, b, "3344")}, 1, 1, r)
+	for {
+		r.mu.Lock()
+		acked := r.acked
+		r.mu.Unlock()
+		if acked > 0 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	after := len(pub.reported())
+	for len(pub.reported()) < after+2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	got := pub.reported()
+	busy := false
+	for _, s := range got[1:] {
+		busy = busy || s.Busy && s.Tasks <= 1 && s.JobID == "j"
+	}
+	if !busy {
+		t.Errorf("no status after the task says busy: %+v", got)
+	}
+	if last := got[len(got)-1]; last.Busy || last.Tasks != 1 || last.Solved != 1 {
+		t.Errorf("last status %+v, want not busy, one task, one position", last)
+	}
+}
+
+// TestRun_statusBusyAtOnce: a worker whose status says idle reports as
+// soon as it takes a task, not at its next tick.
+func TestRun_statusBusyAtOnce(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, 1)}
+	pub := &statusPublisher{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error)
+	go func() {
+		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, StatusEvery: time.Hour})
+	}()
+	for len(pub.reported()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if s := pub.reported()[0]; s.Busy {
+		t.Fatalf("first status %+v, want not busy: no task yet", s)
+	}
+	tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: keysOf(t, b, "3344")}, 1, 1, &replies{})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(pub.reported()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("no status after the task was taken, 10 s on (the next tick is an hour away)")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if s := pub.reported()[1]; !s.Busy || s.JobID != "j" {
+		t.Errorf("second status %+v, want busy on job j", s)
+	}
+}

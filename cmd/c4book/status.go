@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
@@ -28,21 +30,36 @@ either is given.
 
 Workers: id, host, positions solved, tasks done, rate (positions solved
 per second since the worker started, as of its last report), whether it
-is on a task, and when it last reported (every 15 seconds; a worker silent
+is busy (on a task when it reported, or took one since its report before:
+it reports every 15 seconds, and at once when it takes a task after a
+report that said it was idle), and when it last reported (a worker silent
 for two minutes is gone from the list).
 
 --json prints one JSON object {"jobs": [...], "workers": [...]} with the
-fields of the coordinator's and the workers' reports, and "rate".`
+fields of the coordinator's and the workers' reports, and "rate".
+
+--watch shows the status again every --interval (default 5s) until
+Ctrl-C, which ends it with status 0: on a terminal the screen is cleared
+and redrawn, otherwise the reports follow one another with a blank line
+between two. Each job then also shows its RATE/S and ETA, from its two
+latest reports: the positions done between them over the time between
+them. ETA is "--" until there are two reports of the phase, and "-" when
+nothing moved between them, when the job is not running, or when its
+coordinator has not reported for a minute. A server that does not answer,
+or a queue not set up yet, is said in place of the report, and the watch
+goes on.`
 
 const statusExample = `  c4book status --nats nats://coordinator:4222
-  c4book status --nats nats://coordinator:4222 --depth 12 --json`
+  c4book status --nats nats://coordinator:4222 --depth 12 --json
+  c4book status --nats nats://coordinator:4222 --watch --interval 10s`
 
 // newStatusCommand builds "c4book status".
 func newStatusCommand(a *app) *cobra.Command {
 	var jobs []string
-	var asJSON bool
+	var asJSON, watch bool
+	var interval time.Duration
 	cmd := &cobra.Command{
-		Use:     "status --nats URL [--job ID]... [--depth D] [--root MOVES] [--json]",
+		Use:     "status --nats URL [--job ID]... [--depth D] [--root MOVES] [--json | --watch [--interval D]]",
 		Short:   "Show the jobs and workers of a NATS server",
 		Long:    statusLong,
 		Example: statusExample,
@@ -55,6 +72,17 @@ func newStatusCommand(a *app) *cobra.Command {
 			if cfg.NATS.URL == "" {
 				return newUsageError(cmd, errors.New("--nats URL (nats.url) is required: the NATS server of the coordinator, such as nats://host:4222"))
 			}
+			switch {
+			case watch && asJSON:
+				return newUsageError(cmd, errors.New("--watch and --json do not go together: --watch draws tables for people"))
+			case cmd.Flags().Changed("interval") && !watch:
+				return newUsageError(cmd, errors.New("--interval goes with --watch"))
+			case interval <= 0:
+				return newUsageError(cmd, fmt.Errorf("--interval %v: must be more than 0", interval))
+			}
+			if !watch {
+				interval = 0
+			}
 			if cmd.Flags().Changed("depth") || cmd.Flags().Changed("root") {
 				board, err := solver.NewBoard(cfg.Board.Width, cfg.Board.Height)
 				if err != nil {
@@ -63,7 +91,7 @@ func newStatusCommand(a *app) *cobra.Command {
 				spec := coordinator.Spec{Board: board, Root: cfg.Generate.Root, Depth: cfg.Generate.Depth}
 				jobs = append(jobs, spec.ID())
 			}
-			return runStatus(cmd.Context(), a, cfg, jobs, asJSON)
+			return runStatus(cmd.Context(), a, cfg, jobs, asJSON, interval)
 		},
 	}
 	f := cmd.Flags()
@@ -77,8 +105,15 @@ func newStatusCommand(a *app) *cobra.Command {
 	f.String("root", "", "show the job of this root `MOVES` (generate.root)")
 	bindKey(f, "root", "generate.root")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	f.BoolVar(&watch, "watch", false, "show the status again every --interval until Ctrl-C, with each job's rate and ETA")
+	f.DurationVar(&interval, "interval", defaultWatchInterval, "time `D` between two reports of --watch")
 	return cmd
 }
+
+// defaultWatchInterval is the time between two reports of status --watch:
+// that between two reports of a coordinator (coordinator.Config's
+// StatusEvery).
+const defaultWatchInterval = 5 * time.Second
 
 // workerReport is a worker's status with its rate, as status prints it.
 type workerReport struct {
@@ -94,8 +129,14 @@ type statusReport struct {
 }
 
 // runStatus prints the status of the jobs named (all jobs if none is), and
-// of the workers.
-func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, asJSON bool) error {
+// of the workers; with a positive interval, again every interval until
+// ctx is done (watchStatus).
+func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, asJSON bool, interval time.Duration) error {
+	for _, id := range jobs {
+		if err := queue.ValidJobID(id); err != nil {
+			return fmt.Errorf("--job %q: %w", id, err)
+		}
+	}
 	conn, err := connect(ctx, cfg, "c4book status", nil)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -104,45 +145,172 @@ func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, as
 		return err
 	}
 	defer conn.Close()
-	ws, err := conn.Workers(ctx)
+	if interval > 0 {
+		return watchStatus(ctx, a.stdout, isTerminal(a.stdout), conn, jobs, interval)
+	}
+	rep, err := readStatus(ctx, conn, jobs)
 	if errors.Is(err, queue.ErrNotReady) {
 		return fmt.Errorf("no coordinator has set up the queue on %s yet: %w", cfg.NATS.URL, err)
 	}
 	if err != nil {
 		return err
 	}
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printStatus(a.stdout, rep, time.Now(), nil)
+	return nil
+}
+
+// readStatus reads the statuses of the jobs named (all jobs if none is)
+// and of the workers.
+func readStatus(ctx context.Context, conn *queue.Conn, jobs []string) (statusReport, error) {
 	rep := statusReport{Jobs: []queue.JobStatus{}, Workers: []workerReport{}}
+	ws, err := conn.Workers(ctx)
+	if err != nil {
+		return rep, err
+	}
 	for _, w := range ws {
 		rep.Workers = append(rep.Workers, workerReport{WorkerStatus: w, Rate: workerRate(w)})
 	}
 	if len(jobs) == 0 {
 		all, err := conn.Jobs(ctx)
 		if err != nil {
-			return err
+			return rep, err
 		}
 		rep.Jobs = append(rep.Jobs, all...)
 	}
 	for _, id := range jobs {
-		if err := queue.ValidJobID(id); err != nil {
-			return fmt.Errorf("--job %q: %w", id, err)
-		}
 		s, err := conn.JobStatus(ctx, id)
 		switch {
 		case errors.Is(err, queue.ErrNotFound):
 			rep.Missing = append(rep.Missing, id)
 			continue
 		case err != nil:
-			return err
+			return rep, err
 		}
 		rep.Jobs = append(rep.Jobs, s)
 	}
-	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+	return rep, nil
+}
+
+// clearScreen moves the cursor home and clears a terminal.
+const clearScreen = "\x1b[H\x1b[2J"
+
+// watchStatus writes the status to out every interval until ctx is done,
+// and then returns nil. On a terminal (term) each report replaces the one
+// before; otherwise the reports follow one another, a blank line between
+// two. Each starts with a line saying when and where it was read. A
+// server that does not answer, or a queue not set up yet, is said in place
+// of the report, and the watch goes on; other errors end it.
+func watchStatus(ctx context.Context, out io.Writer, term bool, conn *queue.Conn, jobs []string, interval time.Duration) error {
+	hist := newJobHistory()
+	url := conn.ConnectedURL()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for n := 0; ; n++ {
+		// A refresh that does not answer is given up on, to try again.
+		rctx, cancel := context.WithTimeout(ctx, max(interval, 5*time.Second))
+		rep, err := readStatus(rctx, conn, jobs)
+		cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
+		if u := conn.ConnectedURL(); u != "" {
+			url = u
+		}
+		now := time.Now()
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "Status of %s at %s, every %v\n", url, now.Format(time.TimeOnly), interval)
+		switch {
+		case err == nil:
+			hist.add(rep.Jobs)
+			printStatus(&b, rep, now, hist)
+		case errors.Is(err, queue.ErrNotReady):
+			fmt.Fprintln(&b, "No coordinator has set up the queue on this server yet.")
+		case queue.Transient(err):
+			fmt.Fprintf(&b, "The NATS server does not answer (%v): trying again.\n", err)
+		default:
+			return err
+		}
+		switch {
+		case term:
+			io.WriteString(out, clearScreen)
+		case n > 0:
+			io.WriteString(out, "\n")
+		}
+		out.Write(b.Bytes())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
 	}
-	printStatus(a.stdout, rep, time.Now())
-	return nil
+}
+
+// statusStaleAfter is how long a job's latest report may be old before
+// status --watch stops showing a rate and an ETA for it: its coordinator
+// reports every 5 seconds, so it is stopped, or cut off.
+const statusStaleAfter = time.Minute
+
+// jobHistory is what status --watch remembers of each job from one
+// refresh to the next: its latest report and the one before it (reports
+// told apart by their time, Updated; the coordinator reports every 5
+// seconds, whatever --interval is).
+type jobHistory struct {
+	latest, previous map[string]queue.JobStatus
+}
+
+func newJobHistory() *jobHistory {
+	return &jobHistory{latest: map[string]queue.JobStatus{}, previous: map[string]queue.JobStatus{}}
+}
+
+// add records the job reports of a refresh. A report no later than the
+// latest known of its job (the coordinator has not reported since) changes
+// nothing.
+func (h *jobHistory) add(jobs []queue.JobStatus) {
+	for _, j := range jobs {
+		last, ok := h.latest[j.JobID]
+		if ok && !j.Updated.After(last.Updated) {
+			continue
+		}
+		if ok {
+			h.previous[j.JobID] = last
+		}
+		h.latest[j.JobID] = j
+	}
+}
+
+// trend returns the RATE/S and ETA cells of job j, its latest report, as
+// of now: the positions done between its two latest reports over the time
+// between them, and the time the positions left take at that rate. The
+// rate is "-" and the ETA "--" until there are two reports of the phase;
+// with nothing done between them the rate is 0 and there is no ETA ("-");
+// nor is there one for a job not running, whose total is not known yet
+// (planning), or whose coordinator has not reported for statusStaleAfter.
+func (h *jobHistory) trend(j queue.JobStatus, now time.Time) (rate, eta string) {
+	switch book.JobState(j.State) {
+	case book.JobPlanning, book.JobSolving, book.JobDeriving:
+	default:
+		return "-", "-"
+	}
+	if now.Sub(j.Updated) > statusStaleAfter {
+		return "-", "-"
+	}
+	prev, ok := h.previous[j.JobID]
+	if !ok || prev.State != j.State || prev.Done > j.Done || !j.Updated.After(prev.Updated) {
+		return "-", "--"
+	}
+	r := float64(j.Done-prev.Done) / j.Updated.Sub(prev.Updated).Seconds()
+	if r == 0 {
+		return "0", "-"
+	}
+	if j.Total == 0 || j.Done >= j.Total {
+		return formatRate(r), "-"
+	}
+	return formatRate(r), formatSpan(time.Duration(float64(j.Total-j.Done) / r * float64(time.Second)))
 }
 
 // workerRate returns the positions a worker solved per second, from its
@@ -154,21 +322,31 @@ func workerRate(w queue.WorkerStatus) float64 {
 	return 0
 }
 
-// printStatus writes rep as two tables, times relative to now.
-func printStatus(w io.Writer, rep statusReport, now time.Time) {
+// printStatus writes rep as two tables, times relative to now. With a
+// history (status --watch), each job also shows its rate and ETA
+// (jobHistory.trend).
+func printStatus(w io.Writer, rep statusReport, now time.Time, hist *jobHistory) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(rep.Jobs) == 0 {
 		fmt.Fprintln(w, "Jobs: none reported.")
 	} else {
 		// DONE and TOTAL count the positions of the phase the job is in:
 		// made while planning, solved while solving, scored while deriving.
-		fmt.Fprintln(tw, "JOB\tSTATE\tDONE\tTOTAL\t%\tFAILED\tSTARTED\tUPDATED")
+		trend := ""
+		if hist != nil {
+			trend = "RATE/S\tETA\t"
+		}
+		fmt.Fprintln(tw, "JOB\tSTATE\tDONE\tTOTAL\t%\t"+trend+"FAILED\tSTARTED\tUPDATED")
 		for _, j := range rep.Jobs {
 			pct := "-"
 			if j.Total > 0 {
 				pct = fmt.Sprintf("%.1f%%", 100*float64(j.Done)/float64(j.Total))
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", j.JobID, j.State, formatCount(j.Done), formatCount(j.Total), pct, j.Failed,
+			if hist != nil {
+				rate, eta := hist.trend(j, now)
+				trend = rate + "\t" + eta + "\t"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%d\t%s\t%s\n", j.JobID, j.State, formatCount(j.Done), formatCount(j.Total), pct, trend, j.Failed,
 				j.Started.Local().Format(time.DateTime), ago(now, j.Updated))
 		}
 		tw.Flush()

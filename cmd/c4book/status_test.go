@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/c4book/c4book/queue"
 )
 
 func TestStatus_Run(t *testing.T) {
@@ -112,4 +116,172 @@ func fieldsStartWith(line string, want []string) bool {
 		}
 	}
 	return true
+}
+
+func TestJobHistory_trend(t *testing.T) {
+	t0 := time.Date(2026, 1, 5, 9, 45, 0, 0, time.UTC)
+	report := func(state string, done, total uint64, at time.Duration) queue.JobStatus {
+		return queue.JobStatus{JobID: "5x4-d10", State: state, Done: done, Total: total, Updated: t0.Add(at)}
+	}
+	first := report("solving", 1000, 11000, 0)
+	cases := []struct {
+		name      string
+		refreshes [][]queue.JobStatus
+		now       time.Duration
+		rate, eta string
+	}{
+		{"one report", [][]queue.JobStatus{{first}}, time.Second, "-", "--"},
+		{"the same report twice", [][]queue.JobStatus{{first}, {first}}, 6 * time.Second, "-", "--"},
+		// 2,000 positions in 10 s: 200/s; 8,000 left: 40 s.
+		{"two reports", [][]queue.JobStatus{{first}, {report("solving", 3000, 11000, 10*time.Second)}}, 11 * time.Second, "200", "40s"},
+		{"two reports, the second read again", [][]queue.JobStatus{{first}, {report("solving", 3000, 11000, 10*time.Second)}, {report("solving", 3000, 11000, 10*time.Second)}}, 14 * time.Second, "200", "40s"},
+		{"from the two latest", [][]queue.JobStatus{{first}, {report("solving", 3000, 11000, 10*time.Second)}, {report("solving", 3500, 11000, 15*time.Second)}}, 16 * time.Second, "100", "1m15s"},
+		{"nothing moved", [][]queue.JobStatus{{first}, {report("solving", 1000, 11000, 5*time.Second)}}, 6 * time.Second, "0", "-"},
+		{"a new phase", [][]queue.JobStatus{{first}, {report("deriving", 10, 500, 5*time.Second)}}, 6 * time.Second, "-", "--"},
+		{"planning: no total yet", [][]queue.JobStatus{{report("planning", 100, 0, 0)}, {report("planning", 600, 0, 5*time.Second)}}, 6 * time.Second, "100", "-"},
+		{"all done in the phase", [][]queue.JobStatus{{first}, {report("solving", 11000, 11000, 5*time.Second)}}, 6 * time.Second, "2,000", "-"},
+		{"done", [][]queue.JobStatus{{first}, {report("done", 11000, 11000, 5*time.Second)}}, 6 * time.Second, "-", "-"},
+		{"stopped", [][]queue.JobStatus{{first}, {report("stopped", 3000, 11000, 5*time.Second)}}, 6 * time.Second, "-", "-"},
+		{"coordinator silent for over a minute", [][]queue.JobStatus{{first}, {report("solving", 3000, 11000, 10*time.Second)}}, 2 * time.Minute, "-", "-"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newJobHistory()
+			for _, jobs := range c.refreshes {
+				h.add(jobs)
+			}
+			latest := c.refreshes[len(c.refreshes)-1][0]
+			rate, eta := h.trend(latest, t0.Add(c.now))
+			if rate != c.rate || eta != c.eta {
+				t.Errorf("rate %q, ETA %q; want %q, %q", rate, eta, c.rate, c.eta)
+			}
+		})
+	}
+}
+
+// TestPrintStatus_watch: with a history, the job table has a rate and an
+// ETA; without, it has neither.
+func TestPrintStatus_watch(t *testing.T) {
+	t0 := time.Now().Add(-10 * time.Second)
+	rep := func(done uint64, at time.Time) statusReport {
+		return statusReport{Jobs: []queue.JobStatus{{JobID: "5x4-d10", State: "solving", Done: done, Total: 11000, Started: t0, Updated: at}}}
+	}
+	h := newJobHistory()
+	var b strings.Builder
+	for i, r := range []statusReport{rep(1000, t0), rep(3000, t0.Add(10*time.Second))} {
+		b.Reset()
+		h.add(r.Jobs)
+		printStatus(&b, r, t0.Add(10*time.Second), h)
+		lines := outputLines(b.String())
+		if !fieldsStartWith(lines[0], []string{"JOB", "STATE", "DONE", "TOTAL", "%", "RATE/S", "ETA", "FAILED"}) {
+			t.Fatalf("header %q", lines[0])
+		}
+		want := [][]string{
+			{"5x4-d10", "solving", "1,000", "11,000", "9.1%", "-", "--", "0"},
+			{"5x4-d10", "solving", "3,000", "11,000", "27.3%", "200", "40s", "0"},
+		}[i]
+		if !fieldsStartWith(lines[1], want) {
+			t.Errorf("report %d: job line %q, want it to start with %q", i+1, lines[1], want)
+		}
+	}
+	b.Reset()
+	printStatus(&b, rep(3000, t0), t0, nil)
+	if strings.Contains(b.String(), "ETA") {
+		t.Errorf("a single report shows an ETA:\n%s", b.String())
+	}
+}
+
+// TestStatus_watch: status --watch prints a report every interval, a
+// blank line between two, shows a job's rate and ETA once it reported
+// twice, and ends with status 0 on Ctrl-C.
+func TestStatus_watch(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
+	url := testServer(t, "s3cret")
+	ctx := context.Background()
+	conn, err := queue.Connect(ctx, queue.Options{URL: url, Token: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.EnsureStreams(ctx, queue.StreamConfig{AckWait: 30 * time.Second, MaxDeliver: 5}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().Add(-10 * time.Second)
+	put := func(done uint64, at time.Time) {
+		t.Helper()
+		if err := conn.PutJobStatus(ctx, queue.JobStatus{JobID: "5x4-d10", State: "solving", Done: done, Total: 11000, Started: t0, Updated: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(1000, t0)
+	if err := conn.PutWorkerStatus(ctx, queue.WorkerStatus{WorkerID: "w1", Host: "h", Solved: 500, Started: t0, Busy: true, JobID: "5x4-d10"}); err != nil {
+		t.Fatal(err)
+	}
+
+	w := startCommand(t, "status", "--nats", url, "--watch", "--interval=100ms")
+	w.stdout.waitLine(t, "Status of "+url, w.done)
+	put(3000, t0.Add(10*time.Second))
+	line := w.stdout.waitLine(t, "3,000", w.done)
+	if want := []string{"5x4-d10", "solving", "3,000", "11,000", "27.3%", "200", "40s"}; !fieldsStartWith(line, want) {
+		t.Errorf("job line %q, want it to start with %q", line, want)
+	}
+	r := w.stop()
+	if r.err != nil {
+		t.Fatalf("stopped by Ctrl-C: %v (exit code %d), want exit code 0", r.err, exitCode(r.err))
+	}
+	reports := strings.Split(r.stdout, "\n\nStatus of ")
+	if len(reports) < 2 || !strings.HasPrefix(r.stdout, "Status of "+url) {
+		t.Fatalf("want reports starting with \"Status of\", a blank line between two:\n%s", r.stdout)
+	}
+	for i, rep := range reports {
+		if !strings.Contains(rep, "w1") || !strings.Contains(rep, "5x4-d10") {
+			t.Errorf("report %d does not show the job and the worker:\n%s", i+1, rep)
+		}
+	}
+	if strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("not a terminal, but the screen is cleared:\n%q", r.stdout)
+	}
+
+	t.Run("terminal", func(t *testing.T) {
+		// Each report clears the screen and is drawn from its top.
+		out := newWatchedBuffer()
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan error)
+		go func() { done <- watchStatus(wctx, out, true, conn, nil, 50*time.Millisecond) }()
+		deadline := time.Now().Add(10 * time.Second)
+		for strings.Count(out.String(), clearScreen) < 2 {
+			if time.Now().After(deadline) {
+				t.Fatalf("fewer than two reports after 10 s:\n%q", out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("watchStatus = %v, want nil on cancellation", err)
+		}
+		for i, rep := range strings.Split(out.String(), clearScreen)[1:] {
+			if !strings.HasPrefix(rep, "Status of ") || strings.Contains(rep, "\n\n\n") {
+				t.Errorf("screen %d: %q, want one report from the top", i+1, rep)
+			}
+		}
+	})
+}
+
+func TestStatus_watchUsage(t *testing.T) {
+	isolateEnv(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--watch", "--json"}, "--watch and --json do not go together"},
+		{[]string{"--interval=1s"}, "--interval goes with --watch"},
+		{[]string{"--watch", "--interval=0s"}, "--interval 0s: must be more than 0"},
+	} {
+		r := run(t, "", append([]string{"status", "--nats", "nats://127.0.0.1:1"}, c.args...)...)
+		wantErr(t, r, c.want)
+		if code := exitCode(r.err); code != 2 {
+			t.Errorf("%v: exit code %d, want 2", c.args, code)
+		}
+	}
 }
