@@ -443,25 +443,15 @@ func (j *job) closed(i int) {
 
 // retry calls fn until it succeeds, returns an error that is not passing
 // (see queue.Transient), or ctx is done: while the NATS server restarts or
-// does not answer yet, the coordinator waits for it.
+// does not answer yet, the coordinator waits for it, with the backoff of
+// every client of the queue (queue.Backoff), saying so at once and then
+// once a minute.
 func (j *job) retry(ctx context.Context, what string, fn func() error) error {
-	wait := time.Second
-	for {
-		err := fn()
-		if err == nil || ctx.Err() != nil || !queue.Transient(err) {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return err
-		}
-		j.log.Warn("the NATS server does not answer: trying again", "doing", what, "in", wait, "error", err)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 10*time.Second)
+	err := queue.Backoff{First: time.Second, Level: slog.LevelWarn}.Retry(ctx, j.log, "the NATS server: "+what, fn)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
+	return err
 }
 
 // publish publishes tasks, waiting for the server if it does not answer.

@@ -674,7 +674,7 @@ scenario_coordinator_kill() {
 	[ "$kills" -ge 1 ] || fail "the job ended before the coordinator could be killed: use a longer job (--depth)"
 	finish_job
 	local summary=$sdir/coordinator.$runs.out
-	for i in $(seq "$runs"); do cat "$sdir/coordinator.$i.log"; done | sed -n 's/.*run=\([0-9]*\).*tasks_left=\([0-9]*\).*/run \1: \2 tasks left/p' | paste -sd, - | sed 's/^/  resumed: /; s/,/, /g'
+	for i in $(seq "$runs"); do cat "$sdir/coordinator.$i.log"; done | sed -n 's/.*msg=resuming.* run=\([0-9]*\) state=\([a-z]*\).*/run \1 in \2/p' | paste -sd, - | sed 's/^/  resumed: /; s/,/, /g'
 	to_solve=$(sed -n 's/.*msg=planned.* to_solve=\([0-9]*\).*/\1/p' "$sdir"/coordinator.*.log | tail -1)
 	check_book
 	stop_workers
