@@ -63,6 +63,21 @@ type Config struct {
 	StatusEvery time.Duration
 	// Log receives what happens. The default value (nil) discards it.
 	Log *slog.Logger
+	// Counters, if not nil, receives the worker's running totals, for a
+	// caller to read while it works (metrics). The default value (nil)
+	// keeps them inside the worker.
+	Counters *Counters
+}
+
+// Counters are the running totals of a worker: the figures of its status
+// reports, and the tasks it handed back. Every field is safe to read at
+// any time; only the worker writes them.
+type Counters struct {
+	Tasks      atomic.Uint64 // tasks solved and their results published
+	Solved     atomic.Uint64 // positions of those tasks
+	Nodes      atomic.Uint64 // nodes searched for those tasks
+	HandedBack atomic.Uint64 // tasks handed back unsolved: interrupted, a solver failure, a result not published
+	Busy       atomic.Int64  // threads working on a task now
 }
 
 // Run works until ctx is done (or the worker is idle for cfg.IdleExit). On
@@ -93,7 +108,10 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	w := &worker{cfg: cfg, tasks: tasks, pub: pub, log: cfg.Log.With("worker", cfg.ID), started: time.Now(), poke: make(chan struct{}, 1)}
+	if cfg.Counters == nil {
+		cfg.Counters = new(Counters)
+	}
+	w := &worker{cfg: cfg, Counters: cfg.Counters, tasks: tasks, pub: pub, log: cfg.Log.With("worker", cfg.ID), started: time.Now(), poke: make(chan struct{}, 1)}
 	host, _ := os.Hostname()
 	w.host = host
 
@@ -126,7 +144,7 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 	if err := pub.RemoveWorkerStatus(rmCtx, cfg.ID); err != nil {
 		w.log.Debug("removing worker status", "error", err)
 	}
-	w.log.Info("worker stopped", "tasks", w.tasksDone.Load(), "positions", w.solved.Load(), "nodes", w.nodes.Load())
+	w.log.Info("worker stopped", "tasks", w.Tasks.Load(), "positions", w.Solved.Load(), "nodes", w.Nodes.Load())
 	if w.err != nil {
 		return fmt.Errorf("worker %s: %w", cfg.ID, w.err)
 	}
@@ -149,14 +167,11 @@ type worker struct {
 	wake  chan struct{} // closed, and made anew, when a thread takes a task
 	err   error         // what stopped the worker, if not ctx or idleness
 
-	busy      atomic.Int64  // threads working on a task
+	*Counters
 	took      atomic.Bool   // a thread took a task since the last status
 	shownIdle atomic.Bool   // the last status stored said not busy
 	poke      chan struct{} // asks reportStatus for a status now
-	tasksDone atomic.Uint64
-	solved    atomic.Uint64 // positions
-	nodes     atomic.Uint64
-	lastJob   atomic.Value // string
+	lastJob   atomic.Value  // string
 }
 
 // thread is one solving thread: its solver, on the worker's shared table,
@@ -329,8 +344,8 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 		}
 		return
 	}
-	w.busy.Add(1)
-	defer w.busy.Add(-1)
+	w.Busy.Add(1)
+	defer w.Busy.Add(-1)
 	w.lastJob.Store(t.JobID)
 	w.took.Store(true)
 	if w.shownIdle.Load() {
@@ -369,6 +384,7 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 		} else {
 			log.Error("solving failed: task handed back", "error", err, "delivered", msg.Delivered)
 		}
+		w.HandedBack.Add(1)
 		if err := msg.Nak(queue.MinNakDelay); err != nil {
 			log.Warn("handing a task back", "error", err)
 		}
@@ -377,6 +393,7 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 	res.WorkerID = w.cfg.ID
 	if err := w.pub.PublishResult(ctx, res); err != nil {
 		warnUnlessStopped(ctx, log, "publishing a result: task handed back", err)
+		w.HandedBack.Add(1)
 		_ = msg.Nak(queue.MinNakDelay)
 		return
 	}
@@ -385,9 +402,9 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 		// duplicate result, which the coordinator ignores.
 		warnUnlessStopped(ctx, log, "acking a task", err)
 	}
-	w.tasksDone.Add(1)
-	w.solved.Add(uint64(len(positions)))
-	w.nodes.Add(res.Nodes)
+	w.Tasks.Add(1)
+	w.Solved.Add(uint64(len(positions)))
+	w.Nodes.Add(res.Nodes)
 }
 
 // warnUnlessStopped logs err, a failure to talk to the queue, as a
@@ -532,8 +549,8 @@ func (w *worker) reportStatus(statusCtx, work context.Context) {
 		job, _ := w.lastJob.Load().(string)
 		took := w.took.Swap(false)
 		s := queue.WorkerStatus{
-			WorkerID: w.cfg.ID, Host: w.host, Solved: w.solved.Load(), Nodes: w.nodes.Load(),
-			Tasks: w.tasksDone.Load(), Started: w.started, Busy: took || w.busy.Load() > 0, JobID: job,
+			WorkerID: w.cfg.ID, Host: w.host, Solved: w.Solved.Load(), Nodes: w.Nodes.Load(),
+			Tasks: w.Tasks.Load(), Started: w.started, Busy: took || w.Busy.Load() > 0, JobID: job,
 		}
 		w.shownIdle.Store(!s.Busy)
 		if err := w.pub.PutWorkerStatus(statusCtx, s); err != nil && work.Err() == nil {

@@ -91,7 +91,10 @@ func TestRun_tasks(t *testing.T) {
 	pub := &fakePublisher{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 2, TableBytes: 1 << 20}) }()
+	var counts Counters
+	go func() {
+		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 2, TableBytes: 1 << 20, Counters: &counts})
+	}()
 	// Wait until every message got its reply.
 	for {
 		n := 0
@@ -129,6 +132,12 @@ func TestRun_tasks(t *testing.T) {
 	if res.WorkerID != "w" || res.TaskID != 1 || res.Nodes == 0 {
 		t.Errorf("result %+v", res)
 	}
+	// The counters hold the good task alone: malformed ones are neither
+	// solved nor handed back.
+	if c := &counts; c.Tasks.Load() != 1 || c.Solved.Load() != 3 || c.Nodes.Load() != res.Nodes || c.HandedBack.Load() != 0 || c.Busy.Load() != 0 {
+		t.Errorf("counters: tasks %d, solved %d, nodes %d (result %d), handed back %d, busy %d",
+			c.Tasks.Load(), c.Solved.Load(), c.Nodes.Load(), res.Nodes, c.HandedBack.Load(), c.Busy.Load())
+	}
 }
 
 // TestRun_interrupted: a task being solved when the worker is stopped is
@@ -143,8 +152,9 @@ func TestRun_interrupted(t *testing.T) {
 	pub := &fakePublisher{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
+	var counts Counters
 	go func() {
-		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Heartbeat: 20 * time.Millisecond})
+		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Heartbeat: 20 * time.Millisecond, Counters: &counts})
 	}()
 	// Wait for a progress report: the task is being solved.
 	for {
@@ -162,6 +172,9 @@ func TestRun_interrupted(t *testing.T) {
 	}
 	if r.naked != 1 || r.acked != 0 || len(pub.results) != 0 {
 		t.Errorf("naked %d, acked %d, %d results", r.naked, r.acked, len(pub.results))
+	}
+	if counts.HandedBack.Load() != 1 || counts.Tasks.Load() != 0 || counts.Busy.Load() != 0 {
+		t.Errorf("counters: handed back %d, tasks %d, busy %d", counts.HandedBack.Load(), counts.Tasks.Load(), counts.Busy.Load())
 	}
 }
 
