@@ -55,6 +55,7 @@ type NATS struct {
 	URL      string // nats.url: server URL(s); empty runs an embedded server
 	Listen   string // nats.listen: HOST:PORT on which the embedded server accepts clients (with authentication); empty: in-process only
 	StoreDir string // nats.store-dir: JetStream directory of the embedded server; empty: "nats" inside the book directory
+	Monitor  string // nats.monitor: HOST:PORT of the embedded server's HTTP monitoring endpoint; empty: none
 	Creds    string // nats.creds: credentials file
 	Token    string // nats.token: authentication token
 	User     string // nats.user: user name
@@ -141,6 +142,7 @@ var keys = []key{
 	{"nats.url", "NATS server URL(s), comma-separated; empty runs an embedded server", func(c *Config) any { return &c.NATS.URL }},
 	{"nats.listen", "HOST:PORT on which the embedded server accepts workers, which needs nats.token, nats.user and nats.password, or nats.tls.ca; empty: in-process only", func(c *Config) any { return &c.NATS.Listen }},
 	{"nats.store-dir", "JetStream directory of the embedded server; empty: the directory nats inside the book directory", func(c *Config) any { return &c.NATS.StoreDir }},
+	{"nats.monitor", "HOST:PORT of the embedded server's HTTP monitoring endpoint (nats-server's /varz, /jsz, /healthz), without authentication: keep it on a private address; empty: none", func(c *Config) any { return &c.NATS.Monitor }},
 	{"nats.creds", "NATS credentials file", func(c *Config) any { return &c.NATS.Creds }},
 	{"nats.token", "NATS authentication token", func(c *Config) any { return &c.NATS.Token }},
 	{"nats.user", "NATS user name", func(c *Config) any { return &c.NATS.User }},

@@ -103,6 +103,12 @@ func (c *Config) Validate() error {
 			bad("nats.listen", "%q is not HOST:PORT (such as 0.0.0.0:4222 or :4222; port 0..65535)", l)
 		}
 	}
+	if m := c.NATS.Monitor; m != "" {
+		host, port, err := net.SplitHostPort(m)
+		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 || strings.ContainsAny(host, "/ ") {
+			bad("nats.monitor", "%q is not HOST:PORT (such as 127.0.0.1:8222; port 0..65535)", m)
+		}
+	}
 	if c.NATS.Password != "" && c.NATS.User == "" {
 		bad("nats.password", "is set but nats.user is empty: a password needs a user")
 	}

@@ -61,6 +61,7 @@ func TestConfig_Validate(t *testing.T) {
 		{"bad url in list", func(c *Config) { c.NATS.URL = "nats://a:1,b" }, "nats.url", `"b" is not a URL`},
 		{"listen without port", func(c *Config) { c.NATS.Listen = "4222" }, "nats.listen", `"4222" is not HOST:PORT`},
 		{"listen port too large", func(c *Config) { c.NATS.Listen = ":70000" }, "nats.listen", `":70000" is not HOST:PORT`},
+		{"monitor without port", func(c *Config) { c.NATS.Monitor = "8222" }, "nats.monitor", `"8222" is not HOST:PORT`},
 		{"password without user", func(c *Config) { c.NATS.Password = "p" }, "nats.password", "a password needs a user"},
 		{"token and user", func(c *Config) { c.NATS.Token, c.NATS.User = "t", "u" }, "nats.token", "not both"},
 		{"cert without key", func(c *Config) { c.NATS.TLS.Cert = "c.pem" }, "nats.tls.cert", `must be set together with nats.tls.key (cert "c.pem", key "")`},

@@ -33,6 +33,12 @@ type ServerOptions struct {
 	// client certificates must be signed by; clients without one are
 	// refused (mutual TLS), which counts as authentication.
 	TLSCert, TLSKey, TLSCA string
+	// Monitor is the HOST:PORT of the server's HTTP monitoring endpoint
+	// (nats-server's /varz, /jsz, /healthz ...; nats.monitor), which has
+	// no authentication: keep it on a private address. Port 0 picks a
+	// free one (see MonitorAddr). Empty means none. The default value is
+	// "".
+	Monitor string
 	// AllowNoAuth lets a listening server accept clients without
 	// credentials. For tests only. The default value is false.
 	AllowNoAuth bool
@@ -86,6 +92,15 @@ func StartServer(o ServerOptions) (*Server, error) {
 	return &Server{ns: ns, opts: o, host: host}, nil
 }
 
+// MonitorAddr returns the HOST:PORT of the monitoring endpoint, or "" if
+// the server has none (ServerOptions.Monitor).
+func (s *Server) MonitorAddr() string {
+	if a := s.ns.MonitorAddr(); a != nil {
+		return a.String()
+	}
+	return ""
+}
+
 // serverOptions checks o and translates it for nats-server. It returns
 // the host part of Listen.
 func (o ServerOptions) serverOptions() (*server.Options, string, error) {
@@ -110,6 +125,17 @@ func (o ServerOptions) serverOptions() (*server.Options, string, error) {
 		Authorization: o.Token,
 		Username:      o.User,
 		Password:      o.Password,
+	}
+	if o.Monitor != "" {
+		host, portStr, err := net.SplitHostPort(o.Monitor)
+		port, perr := strconv.Atoi(portStr)
+		if err != nil || perr != nil || port < 0 || port > 65535 {
+			return nil, "", fmt.Errorf("%w: embedded server: monitoring address %q is not HOST:PORT (nats.monitor)", ErrInvalidOptions, o.Monitor)
+		}
+		if port == 0 {
+			port = server.RANDOM_PORT
+		}
+		sopts.HTTPHost, sopts.HTTPPort = host, port
 	}
 	if o.Listen == "" {
 		if o.TLSCert != "" {

@@ -2,12 +2,34 @@ package queue
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestStartServer(t *testing.T) {
+	t.Run("monitoring endpoint", func(t *testing.T) {
+		s := startServer(t, ServerOptions{Monitor: "127.0.0.1:0"})
+		addr := s.MonitorAddr()
+		if addr == "" {
+			t.Fatal("MonitorAddr is empty")
+		}
+		resp, err := http.Get("http://" + addr + "/healthz?js-enabled-only=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /healthz: %s", resp.Status)
+		}
+		if a := startServer(t, ServerOptions{}).MonitorAddr(); a != "" {
+			t.Errorf("MonitorAddr without Monitor = %q, want \"\"", a)
+		}
+		if _, err := StartServer(ServerOptions{StoreDir: t.TempDir(), Monitor: "8222"}); !errors.Is(err, ErrInvalidOptions) {
+			t.Errorf("Monitor 8222: %v, want ErrInvalidOptions", err)
+		}
+	})
 	t.Run("in-process", func(t *testing.T) {
 		s := startServer(t, ServerOptions{})
 		if u := s.ClientURL(); u != "" {

@@ -127,7 +127,7 @@ func startServer(cfg config.Config, log *slog.Logger) (*queue.Server, error) {
 	}
 	n := cfg.NATS
 	srv, err := queue.StartServer(queue.ServerOptions{
-		StoreDir: storeDir(cfg), Listen: n.Listen,
+		StoreDir: storeDir(cfg), Listen: n.Listen, Monitor: n.Monitor,
 		Token: n.Token, User: n.User, Password: n.Password,
 		TLSCert: n.TLS.Cert, TLSKey: n.TLS.Key, TLSCA: n.TLS.CA,
 		Logger: log,
