@@ -45,6 +45,15 @@ type Config struct {
 	// Progress, if not nil, is called as the job advances, at most a few
 	// times a second.
 	Progress func(Progress)
+	// OnResult, if not nil, is called for each result of a worker the
+	// coordinator checks, from the goroutine that runs the job: accepted
+	// is true for a result whose scores passed the checks (a duplicate
+	// included), false for one rejected (Summary.Rejected); a result a
+	// cross-check finds wrong later is reported again, rejected. Results of
+	// quarantined workers and malformed messages, which name no worker
+	// reliably, are not reported. For metrics; the default value (nil)
+	// reports nothing.
+	OnResult func(worker string, accepted bool)
 	// StatusEvery is how often the job status is stored in the queue's
 	// status bucket and the job record in the book. The default value is
 	// 5 seconds.
@@ -551,6 +560,9 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			continue
 		}
 		good = append(good, m)
+		if j.cfg.OnResult != nil {
+			j.cfg.OnResult(r.WorkerID, true)
+		}
 		if !needed {
 			continue // a duplicate: the task was solved twice
 		}

@@ -424,7 +424,15 @@ func TestRun_quarantine(t *testing.T) {
 	// many, and every task it took is published again.
 	waitLiar := c.liar(t, ctx, "liar", impossible)
 	waitHonest := c.startWorker(t, ctx, "honest")
-	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3})
+	accepted, rejected := map[string]int{}, map[string]int{}
+	onResult := func(worker string, ok bool) {
+		if ok {
+			accepted[worker]++
+		} else {
+			rejected[worker]++
+		}
+	}
+	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3, OnResult: onResult})
 	st, _ := c.conn.JobStatus(ctx, spec.ID())
 	cancel()
 	waitLiar()
@@ -444,6 +452,10 @@ func TestRun_quarantine(t *testing.T) {
 	}
 	if out.sum.ByWorker["liar"] != 0 {
 		t.Errorf("the liar's results were stored: %v", out.sum.ByWorker)
+	}
+	// OnResult: the liar's results until its quarantine, none after.
+	if rejected["liar"] != 3 || accepted["liar"] != 0 || rejected["honest"] != 0 || accepted["honest"] == 0 {
+		t.Errorf("OnResult: accepted %v, rejected %v; want the liar's 3 rejected and the honest worker's accepted", accepted, rejected)
 	}
 	checkBook(t, b, c.book, spec.Root, spec.Depth)
 }

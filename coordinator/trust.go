@@ -54,6 +54,9 @@ func (j *job) copiesAtStart(index int) int {
 func (j *job) reject(worker string, task uint64, reason error) {
 	j.summary.Rejected++
 	j.rejections[worker]++
+	if j.cfg.OnResult != nil {
+		j.cfg.OnResult(worker, false)
+	}
 	j.log.Warn("result rejected", "worker", worker, "task", task, "reason", reason)
 	if j.rejections[worker] >= j.cfg.QuarantineAfter && !j.quarantined[worker] {
 		j.quarantined[worker] = true
