@@ -2,8 +2,9 @@
 # cluster.sh: run a generation job on a local cluster of processes: a real
 # nats-server with JetStream, one "c4book coordinator" and K "c4book worker"
 # processes, all on this machine, talking over TCP on the loopback
-# interface with a token. It prints the coordinator's summary and removes
-# everything it started when it exits (the book stays).
+# interface with a token. It prints the coordinator's summary, checks the
+# book with "c4book book verify --sample N", and removes everything it
+# started when it exits (the book stays).
 #
 # Usage: scripts/cluster.sh [options] [-- c4book flags...]
 #
@@ -15,6 +16,7 @@
 #   -p, --port PORT        port of nats-server (default: a free one)
 #       --width W, --height H   board size (default 7x6)
 #       --tt-size SIZE     table of each worker, shared by its threads (default solver.tt-size)
+#       --sample N         entries book verify solves again at the end (default 100)
 #
 # Flags after -- go to the coordinator (--task-size 32, ...).
 #
@@ -26,7 +28,7 @@
 # Example: scripts/cluster.sh --width 5 --height 4 --depth 10 --book /tmp/5x4.db -k 3
 set -euo pipefail
 
-depth=8 root="" book=c4book.db workers=2 concurrency=1 port="" width=7 height=6 tt_size=""
+depth=8 root="" book=c4book.db workers=2 concurrency=1 port="" width=7 height=6 tt_size="" sample=100
 extra=()
 
 prog=cluster.sh
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--width) width=${2:?$1 needs a value}; shift 2 ;;
 	--height) height=${2:?$1 needs a value}; shift 2 ;;
 	--tt-size) tt_size=${2:?$1 needs a value}; shift 2 ;;
+	--sample) sample=${2:?$1 needs a value}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; extra=("$@"); break ;;
 	*) usage >&2; die "unknown argument: $1" ;;
@@ -134,5 +137,11 @@ if [ "$status" -eq 0 ] && [ -r "/proc/$nats_pid/stat" ]; then
 		printf "cluster: wall %.2fs; CPU: coordinator %.2fs, nats-server %.2fs, workers %.2fs; coordinator and nats-server %.1f%% of the CPU used\n",
 			wall / 1e9, c, n, w, 100 * (c + n) / (c + n + w)
 	}'
+fi
+if [ "$status" -eq 0 ]; then
+	# The book is the coordinator's no more: check it as a user would.
+	"$c4book" book verify --book "$book" --sample "$sample" >"$tmp/verify.txt" 2>&1 || status=$?
+	cat "$tmp/verify.txt"
+	[ "$status" -eq 0 ] || echo "cluster.sh: book verify failed (status $status)" >&2
 fi
 exit "$status"
