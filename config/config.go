@@ -28,6 +28,7 @@ type Config struct {
 	Worker   Worker
 	Generate Generate
 	Log      Log
+	Metrics  Metrics
 }
 
 // Board is the size of the board every position is played on.
@@ -99,6 +100,12 @@ type Log struct {
 	Level  string // log.level: one of LogLevels, the least level of the messages logged
 }
 
+// Metrics says where the long-running commands (generate, coordinator,
+// worker) serve their Prometheus metrics and their health.
+type Metrics struct {
+	Listen string // metrics.listen: HOST:PORT of the HTTP listener serving /metrics and /healthz; empty: none
+}
+
 // LogFormats are the values of log.format: text (key=value pairs) or json
 // (one JSON object a line).
 var LogFormats = []string{"text", "json"}
@@ -160,6 +167,7 @@ var keys = []key{
 	{"generate.root", "moves of the position the book starts from (\"4453\"); empty: the empty board", func(c *Config) any { return &c.Generate.Root }},
 	{"log.format", "format of the log lines on standard error: text (key=value) or json (one object a line)", func(c *Config) any { return &c.Log.Format }},
 	{"log.level", "least level of the messages logged: debug, info, warn or error", func(c *Config) any { return &c.Log.Level }},
+	{"metrics.listen", "HOST:PORT on which generate, coordinator and worker serve Prometheus metrics (/metrics) and their health (/healthz); empty: no listener", func(c *Config) any { return &c.Metrics.Listen }},
 }
 
 // KeyInfo documents one configuration key.

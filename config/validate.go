@@ -97,11 +97,11 @@ func (c *Config) Validate() error {
 			bad("nats.url", "%v", err)
 		}
 	}
-	if l := c.NATS.Listen; l != "" {
-		host, port, err := net.SplitHostPort(l)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 || strings.ContainsAny(host, "/ ") {
-			bad("nats.listen", "%q is not HOST:PORT (such as 0.0.0.0:4222 or :4222; port 0..65535)", l)
-		}
+	if l := c.NATS.Listen; l != "" && !isHostPort(l) {
+		bad("nats.listen", "%q is not HOST:PORT (such as 0.0.0.0:4222 or :4222; port 0..65535)", l)
+	}
+	if l := c.Metrics.Listen; l != "" && !isHostPort(l) {
+		bad("metrics.listen", "%q is not HOST:PORT (such as 0.0.0.0:9090 or :9090; port 0..65535)", l)
 	}
 	if m := c.NATS.Monitor; m != "" {
 		host, port, err := net.SplitHostPort(m)
@@ -161,6 +161,14 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// isHostPort reports whether s is HOST:PORT, a listening address: the
+// host may be empty, the port is 0..65535.
+func isHostPort(s string) bool {
+	host, port, err := net.SplitHostPort(s)
+	n, perr := strconv.Atoi(port)
+	return err == nil && perr == nil && n >= 0 && n <= 65535 && !strings.ContainsAny(host, "/ ")
 }
 
 // checkNATSURLs checks a comma-separated list of NATS server URLs.

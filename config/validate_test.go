@@ -29,6 +29,9 @@ func TestConfig_Validate(t *testing.T) {
 		{"depth 0 and full", func(c *Config) { c.Generate.Depth = 42 }},
 		{"json debug logs", func(c *Config) { c.Log = Log{Format: "json", Level: "debug"} }},
 		{"error logs", func(c *Config) { c.Log.Level = "error" }},
+		{"metrics on a port of every address", func(c *Config) { c.Metrics.Listen = ":9090" }},
+		{"metrics on localhost, any free port", func(c *Config) { c.Metrics.Listen = "127.0.0.1:0" }},
+		{"metrics on IPv6", func(c *Config) { c.Metrics.Listen = "[::1]:9090" }},
 	}
 	for _, c := range good {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,6 +65,9 @@ func TestConfig_Validate(t *testing.T) {
 		{"listen without port", func(c *Config) { c.NATS.Listen = "4222" }, "nats.listen", `"4222" is not HOST:PORT`},
 		{"listen port too large", func(c *Config) { c.NATS.Listen = ":70000" }, "nats.listen", `":70000" is not HOST:PORT`},
 		{"monitor without port", func(c *Config) { c.NATS.Monitor = "8222" }, "nats.monitor", `"8222" is not HOST:PORT`},
+		{"metrics without port", func(c *Config) { c.Metrics.Listen = "9090" }, "metrics.listen", `"9090" is not HOST:PORT (such as 0.0.0.0:9090 or :9090; port 0..65535)`},
+		{"metrics port too large", func(c *Config) { c.Metrics.Listen = "127.0.0.1:70000" }, "metrics.listen", `"127.0.0.1:70000" is not HOST:PORT`},
+		{"metrics with a URL", func(c *Config) { c.Metrics.Listen = "http://host:9090" }, "metrics.listen", `"http://host:9090" is not HOST:PORT`},
 		{"password without user", func(c *Config) { c.NATS.Password = "p" }, "nats.password", "a password needs a user"},
 		{"token and user", func(c *Config) { c.NATS.Token, c.NATS.User = "t", "u" }, "nats.token", "not both"},
 		{"cert without key", func(c *Config) { c.NATS.TLS.Cert = "c.pem" }, "nats.tls.cert", `must be set together with nats.tls.key (cert "c.pem", key "")`},
