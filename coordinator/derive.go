@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -78,13 +79,27 @@ func deriveLevel(ctx context.Context, b *solver.Board, bk DeriveBook, kf *keyfil
 	return ctx.Err()
 }
 
+// deriveChunk is how many positions deriveRange reads before it looks up
+// their children. The children's keys are sorted first, so that the
+// lookups go forward through the book (Pebble then steps on from where
+// the last one ended) instead of jumping about it: as the book outgrows
+// the block cache, that is what keeps derivation from slowing down.
+const deriveChunk = 1 << 14
+
 // deriveRange derives the positions sc reads.
 func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfile.Scanner, written *atomic.Int64, progress func(int64)) error {
-	r, err := bk.NewReader()
+	// Two readers, each seeking forward only: one for the positions of
+	// the level, one for their children, a level below.
+	held, err := bk.NewReader()
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer held.Close()
+	kids, err := bk.NewReader()
+	if err != nil {
+		return err
+	}
+	defer kids.Close()
 	var batch []book.Entry
 	flush := func() error {
 		if len(batch) == 0 {
@@ -103,24 +118,37 @@ func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfil
 		}
 		return nil
 	}
+	var chunk []solver.Position
+	var ch children
+	scoreChunk := func() error {
+		if err := ch.read(kids, chunk); err != nil {
+			return err
+		}
+		for _, p := range chunk {
+			batch = append(batch, book.EntryOf(p, book.Value{Score: ch.score(p), Origin: book.OriginDerived}))
+			if len(batch) >= writeBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		chunk = chunk[:0]
+		return nil
+	}
 	for sc.Next() {
 		p, err := b.PositionFromKey(sc.Key())
 		if err != nil {
 			return err
 		}
-		if _, held, err := r.GetEntry(p.Moves(), sc.Key()); err != nil || held {
+		if _, ok, err := held.GetEntry(p.Moves(), sc.Key()); err != nil || ok {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		score, err := deriveScore(r, p)
-		if err != nil {
-			return err
-		}
-		batch = append(batch, book.EntryOf(p, book.Value{Score: score, Origin: book.OriginDerived}))
-		if len(batch) >= writeBatch {
-			if err := flush(); err != nil {
+		chunk = append(chunk, p)
+		if len(chunk) == deriveChunk {
+			if err := scoreChunk(); err != nil {
 				return err
 			}
 		}
@@ -128,30 +156,68 @@ func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfil
 	if err := sc.Err(); err != nil {
 		return err
 	}
+	if err := scoreChunk(); err != nil {
+		return err
+	}
 	return flush()
 }
 
-// deriveScore returns the score of p from its children in the book (read
-// with r), or from the rules: a win with the next stone, a full board.
-func deriveScore(r *book.Reader, p solver.Position) (int, error) {
+// children holds the book's scores of the children of a chunk of
+// positions of one depth, read in key order.
+type children struct {
+	keys   []uint64 // canonical keys, sorted, each once
+	scores []int8   // the book's score of each
+}
+
+// read reads the children of positions from the book with r. A child not
+// in the book is an error wrapping ErrMissingLeaf.
+func (c *children) read(r *book.Reader, positions []solver.Position) error {
+	c.keys, c.scores = c.keys[:0], c.scores[:0]
+	if len(positions) == 0 {
+		return nil
+	}
+	for _, p := range positions {
+		if p.CanWinNext() || p.IsFull() {
+			continue // scored by the rules
+		}
+		for _, child := range p.Children() {
+			c.keys = append(c.keys, child.CanonicalKey())
+		}
+	}
+	slices.Sort(c.keys)
+	c.keys = slices.Compact(c.keys)
+	depth := positions[0].Moves() + 1
+	b := positions[0].Board()
+	for _, k := range c.keys {
+		v, ok, err := r.GetEntry(depth, k)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			child, _ := b.PositionFromKey(k)
+			return fmt.Errorf("%w:\n%v", ErrMissingLeaf, child.String())
+		}
+		c.scores = append(c.scores, int8(v.Score))
+	}
+	return nil
+}
+
+// score returns the score of p, one of the positions read: from the rules
+// (a win with the next stone, a full board), or the best of minus its
+// children's scores.
+func (c *children) score(p solver.Position) int {
 	b := p.Board()
 	switch {
 	case p.CanWinNext():
-		return b.WinNowScore(p.Moves()), nil
+		return b.WinNowScore(p.Moves())
 	case p.IsFull():
-		return 0, nil
+		return 0
 	}
 	// No child is terminal: the player to move cannot make four.
 	score := solver.MinScore
 	for _, child := range p.Children() {
-		v, ok, err := r.GetEntry(child.Moves(), child.CanonicalKey())
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			return 0, fmt.Errorf("%w:\n%v", ErrMissingLeaf, child.String())
-		}
-		score = max(score, -v.Score)
+		i, _ := slices.BinarySearch(c.keys, child.CanonicalKey())
+		score = max(score, -int(c.scores[i]))
 	}
-	return score, nil
+	return score
 }
