@@ -104,6 +104,7 @@ func addJobFlags(f *pflag.FlagSet) {
 	bindKey(f, "nats", "nats.url")
 	f.String("listen", def.NATS.Listen, "`HOST:PORT` on which the embedded server accepts remote workers; needs nats.token or nats.user/nats.password (nats.listen)")
 	bindKey(f, "listen", "nats.listen")
+	addMetricsFlag(f)
 }
 
 // jobOptions says how a command runs a job.
@@ -121,6 +122,10 @@ type jobRun struct {
 	spec    coordinator.Spec
 	console *console
 	log     *slog.Logger
+
+	metrics  *metricsServer // nil without metrics.listen
+	jm       *jobMetrics
+	counters *worker.Counters // the local worker's, if any
 
 	book    *book.Book
 	server  *queue.Server // nil with nats.url
@@ -159,6 +164,16 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 			err = cerr
 		}
 	}()
+	r.jm = newJobMetrics()
+	collectors := r.jm.collectors()
+	if opts.workers > 0 {
+		r.counters = new(worker.Counters)
+		collectors = append(collectors, workerCollector{c: r.counters, threads: opts.workers})
+	}
+	// Served from the start: healthy while waiting for the server too.
+	if r.metrics, err = startMetrics(cfg.Metrics.Listen, r.log, collectors...); err != nil {
+		return err
+	}
 	if err := r.open(ctx); err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -178,10 +193,14 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		r.console.run(progressCtx)
 	}()
 	sum, err := coordinator.Run(ctx, coordinator.Config{
-		Spec: r.spec, Book: r.book, Queue: r.conn,
-		Stream:            queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver},
-		Log:               r.log.With("role", "coordinator"),
-		Progress:          r.console.update,
+		Spec: r.spec, Book: r.book, Queue: r.jm.queue(r.conn),
+		Stream: queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver},
+		Log:    r.log.With("role", "coordinator"),
+		Progress: func(p coordinator.Progress) {
+			r.console.update(p)
+			r.jm.progress(p)
+		},
+		OnResult:          r.jm.result,
 		CrossCheck:        cfg.Queue.CrossCheck,
 		QuarantineAfter:   cfg.Queue.QuarantineAfter,
 		RefereeTableBytes: int64(cfg.Solver.TTSize),
@@ -192,6 +211,14 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 	r.console.stop()
 	r.console.quieten()
 	r.stopWorker()
+	switch {
+	case ctx.Err() != nil:
+		r.jm.setPhase(book.JobStopped)
+	case err != nil:
+		r.jm.setPhase(book.JobFailed)
+	default:
+		r.jm.setPhase(book.JobDone)
+	}
 
 	switch {
 	case ctx.Err() != nil:
@@ -225,6 +252,7 @@ func (r *jobRun) open(ctx context.Context) error {
 		return err
 	}
 	r.book = bk
+	r.metrics.register(bookCollectors(bk)...)
 	name := "c4book " + r.opts.command
 	if cfg.NATS.URL != "" {
 		r.conn, err = connect(ctx, cfg, name, r.console.quietLogger().With("role", "nats"))
@@ -299,6 +327,7 @@ func (r *jobRun) startWorker(ctx context.Context) error {
 			TableBytes:  int64(r.cfg.Solver.TTSize),
 			Heartbeat:   heartbeat(r.cfg.Queue.AckWait),
 			Log:         wlog,
+			Counters:    r.counters,
 		})
 	}()
 	return nil
@@ -320,8 +349,10 @@ func (r *jobRun) stopWorker() {
 	}
 }
 
-// close stops everything the run started, the book last.
+// close stops everything the run started: the metrics listener first (its
+// collectors read the book), the book last.
 func (r *jobRun) close() error {
+	r.metrics.close()
 	r.stopWorker()
 	if r.conn != nil {
 		r.conn.Close()

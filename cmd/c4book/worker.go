@@ -69,6 +69,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 	f.Int("concurrency", def.Worker.Concurrency, "`N` solving threads; 0: one per CPU (worker.concurrency)")
 	bindKey(f, "concurrency", "worker.concurrency")
 	addTTSizeFlag(f)
+	addMetricsFlag(f)
 	f.DurationVar(&idle, "exit-when-idle", 0, "leave once no task came for this `DURATION` (0: never)")
 	f.StringVar(&id, "id", "", "`NAME` of the worker in results and status (default HOST-PID)")
 	return cmd
@@ -80,6 +81,17 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	out := newConsole(a.stderr, false, newLogStyle(cfg.Log))
 	log := out.logger().With("role", "worker")
 	host, _ := os.Hostname()
+	n := cfg.Worker.Concurrency
+	if n == 0 {
+		n = runtime.NumCPU()
+	}
+	// Served from the start: healthy while waiting for the server too.
+	counters := new(worker.Counters)
+	metrics, err := startMetrics(cfg.Metrics.Listen, log, workerCollector{c: counters, threads: n})
+	if err != nil {
+		return err
+	}
+	defer metrics.close()
 
 	// The waits for the server and for the queue count as idle time.
 	waitCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -101,10 +113,6 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		out.quieten() // the connection's closing is no news
 		conn.Close()
 	}()
-	n := cfg.Worker.Concurrency
-	if n == 0 {
-		n = runtime.NumCPU()
-	}
 	threads := "threads"
 	if n == 1 {
 		threads = "thread"
@@ -129,6 +137,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		Heartbeat:   heartbeat(cfg.Queue.AckWait),
 		IdleExit:    idle,
 		Log:         log,
+		Counters:    counters,
 	})
 	switch {
 	case err != nil:
