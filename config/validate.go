@@ -103,11 +103,8 @@ func (c *Config) Validate() error {
 	if l := c.Metrics.Listen; l != "" && !isHostPort(l) {
 		bad("metrics.listen", "%q is not HOST:PORT (such as 0.0.0.0:9090 or :9090; port 0..65535)", l)
 	}
-	if m := c.NATS.Monitor; m != "" {
-		host, port, err := net.SplitHostPort(m)
-		if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 || strings.ContainsAny(host, "/ ") {
-			bad("nats.monitor", "%q is not HOST:PORT (such as 127.0.0.1:8222; port 0..65535)", m)
-		}
+	if m := c.NATS.Monitor; m != "" && !isHostPort(m) {
+		bad("nats.monitor", "%q is not HOST:PORT (such as 127.0.0.1:8222; port 0..65535)", m)
 	}
 	if c.NATS.Password != "" && c.NATS.User == "" {
 		bad("nats.password", "is set but nats.user is empty: a password needs a user")
