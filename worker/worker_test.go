@@ -29,6 +29,25 @@ func (r *replies) Term() error                   { r.mu.Lock(); r.termed++; r.mu
 
 var _ queue.Replier = (*replies)(nil)
 
+// read returns what count reads of r, under its lock.
+func (r *replies) read(count func(r *replies) int) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return count(r)
+}
+
+// waitUntil polls cond until it holds, failing the test after 30 seconds.
+func waitUntil(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("waited 30s in vain for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // fakeTasks hands out its messages, then blocks until ctx is done.
 type fakeTasks struct{ msgs chan *queue.TaskMsg }
 
@@ -95,19 +114,13 @@ func TestRun_tasks(t *testing.T) {
 	go func() {
 		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 2, TableBytes: 1 << 20, Counters: &counts})
 	}()
-	// Wait until every message got its reply.
-	for {
+	waitUntil(t, "every message to get its reply", func() bool {
 		n := 0
 		for _, r := range rs {
-			r.mu.Lock()
-			n += r.acked + r.termed + r.naked
-			r.mu.Unlock()
+			n += r.read(func(r *replies) int { return r.acked + r.termed + r.naked })
 		}
-		if n == len(cases) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return n == len(cases)
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -156,16 +169,9 @@ func TestRun_interrupted(t *testing.T) {
 	go func() {
 		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Heartbeat: 20 * time.Millisecond, Counters: &counts})
 	}()
-	// Wait for a progress report: the task is being solved.
-	for {
-		r.mu.Lock()
-		n := r.inProgress
-		r.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(t, "a progress report: the task being solved", func() bool {
+		return r.read(func(r *replies) int { return r.inProgress }) > 0
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -198,15 +204,9 @@ func TestRun_solverPanic(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20}) }()
-	for {
-		good.mu.Lock()
-		acked := good.acked
-		good.mu.Unlock()
-		if acked > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(t, "the good task acked", func() bool {
+		return good.read(func(r *replies) int { return r.acked }) > 0
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -338,16 +338,9 @@ func TestRun_stopLogs(t *testing.T) {
 			go func() { done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Log: log}) }()
 			<-entered
 			if !c.cancel {
-				// Wait for the task to be handed back, then stop.
-				for {
-					r.mu.Lock()
-					n := r.naked
-					r.mu.Unlock()
-					if n > 0 {
-						break
-					}
-					time.Sleep(10 * time.Millisecond)
-				}
+				waitUntil(t, "the task handed back", func() bool {
+					return r.read(func(r *replies) int { return r.naked }) > 0
+				})
 			}
 			cancel()
 			if err := <-done; err != nil {
@@ -423,15 +416,9 @@ func TestRun_taskSourceFails(t *testing.T) {
 		go func() {
 			done <- Run(ctx, tasks, &fakePublisher{}, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Log: log})
 		}()
-		for {
-			r.mu.Lock()
-			acked := r.acked
-			r.mu.Unlock()
-			if acked > 0 {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitUntil(t, "the task acked", func() bool {
+			return r.read(func(r *replies) int { return r.acked }) > 0
+		})
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
