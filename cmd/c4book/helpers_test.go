@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/queue"
 )
 
 // testTTSize is the table size the tests use: small, so that clearing it
@@ -136,4 +138,19 @@ func wantOK(tb testing.TB, r result) {
 	if r.err != nil {
 		tb.Fatalf("error: %v\nstderr:\n%s", r.err, r.stderr)
 	}
+}
+
+// queueOn connects to the server at url with token, sets the queue up as
+// a coordinator would, and closes the connection when the test ends.
+func queueOn(t *testing.T, url, token string) *queue.Conn {
+	t.Helper()
+	conn, err := queue.Connect(context.Background(), queue.Options{URL: url, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.EnsureStreams(context.Background(), queue.StreamConfig{AckWait: 30 * time.Second, MaxDeliver: 5}); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

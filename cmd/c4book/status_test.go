@@ -199,14 +199,7 @@ func TestStatus_watch(t *testing.T) {
 	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
 	url := testServer(t, "s3cret")
 	ctx := context.Background()
-	conn, err := queue.Connect(ctx, queue.Options{URL: url, Token: "s3cret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.EnsureStreams(ctx, queue.StreamConfig{AckWait: 30 * time.Second, MaxDeliver: 5}); err != nil {
-		t.Fatal(err)
-	}
+	conn := queueOn(t, url, "s3cret")
 	t0 := time.Now().Add(-10 * time.Second)
 	put := func(done uint64, at time.Time) {
 		t.Helper()

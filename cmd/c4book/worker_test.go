@@ -102,14 +102,7 @@ func TestWorker_stop(t *testing.T) {
 	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
 	url := testServer(t, "s3cret")
 	ctx := context.Background()
-	conn, err := queue.Connect(ctx, queue.Options{URL: url, Token: "s3cret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.EnsureStreams(ctx, queue.StreamConfig{AckWait: 30 * time.Second, MaxDeliver: 5}); err != nil {
-		t.Fatal(err)
-	}
+	conn := queueOn(t, url, "s3cret")
 	// The empty board: minutes of solving, stopped within a second.
 	empty, _ := solver.Standard.Parse("")
 	if err := conn.PublishTasks(ctx, []queue.Task{{JobID: "7x6-d0", TaskID: 1, Width: 7, Height: 6, Keys: []uint64{empty.Key()}}}); err != nil {
