@@ -81,6 +81,7 @@ type Queue struct {
 	TaskSize        int           // queue.task-size: positions in one task
 	CrossCheck      float64       // queue.cross-check: fraction of tasks solved twice by different workers
 	QuarantineAfter int           // queue.quarantine-after: rejected results after which a worker's results are ignored
+	Replicas        int           // queue.replicas: copies of the streams in a NATS cluster
 }
 
 // Worker configures the workers.
@@ -120,7 +121,7 @@ func Default() Config {
 		Board:  Board{Width: 7, Height: 6},
 		Solver: Solver{TTSize: 64 * MiB, Threads: 1},
 		Book:   Book{Path: "c4book.db", MinFree: 256 << 20, CacheSize: book.DefaultCacheBytes, MemTableSize: book.DefaultMemTableBytes},
-		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: 0, QuarantineAfter: 3},
+		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: 0, QuarantineAfter: 3, Replicas: 1},
 		Generate: Generate{
 			Depth: 8,
 		},
@@ -162,6 +163,7 @@ var keys = []key{
 	{"queue.task-size", "positions in one task, 1..4096", func(c *Config) any { return &c.Queue.TaskSize }},
 	{"queue.cross-check", "fraction of tasks, 0..1, solved twice by different workers and compared; a disagreement is decided by the coordinator's own solver", func(c *Config) any { return &c.Queue.CrossCheck }},
 	{"queue.quarantine-after", "rejected results after which a worker's results are ignored; at least 1", func(c *Config) any { return &c.Queue.QuarantineAfter }},
+	{"queue.replicas", "copies of the task and result streams and the status bucket kept by a NATS cluster (JetStream replicas), 1..5; more than 1 needs a cluster of at least that many servers", func(c *Config) any { return &c.Queue.Replicas }},
 	{"worker.concurrency", "solvers a worker runs in parallel; 0 means one per CPU", func(c *Config) any { return &c.Worker.Concurrency }},
 	{"generate.depth", "stones of the deepest positions of the book, 0..width*height", func(c *Config) any { return &c.Generate.Depth }},
 	{"generate.root", "moves of the position the book starts from (\"4453\"); empty: the empty board", func(c *Config) any { return &c.Generate.Root }},

@@ -116,6 +116,9 @@ func (c *Config) Validate() error {
 		bad("nats.tls.cert", "must be set together with nats.tls.key (cert %q, key %q)", c.NATS.TLS.Cert, c.NATS.TLS.Key)
 	}
 
+	if n := c.Queue.Replicas; n < 1 || n > queue.MaxReplicas {
+		bad("queue.replicas", "%d is out of range: must be 1..%d", n, queue.MaxReplicas)
+	}
 	if d := c.Queue.AckWait; d < minAckWait {
 		bad("queue.ack-wait", "%v is too short: must be at least %v", d, minAckWait)
 	}

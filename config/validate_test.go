@@ -64,6 +64,7 @@ func TestConfig_Validate(t *testing.T) {
 		{"bad url in list", func(c *Config) { c.NATS.URL = "nats://a:1,b" }, "nats.url", `"b" is not a URL`},
 		{"listen without port", func(c *Config) { c.NATS.Listen = "4222" }, "nats.listen", `"4222" is not HOST:PORT`},
 		{"listen port too large", func(c *Config) { c.NATS.Listen = ":70000" }, "nats.listen", `":70000" is not HOST:PORT`},
+		{"replicas 0", func(c *Config) { c.Queue.Replicas = 0 }, "queue.replicas", "0 is out of range: must be 1..5"},
 		{"monitor without port", func(c *Config) { c.NATS.Monitor = "8222" }, "nats.monitor", `"8222" is not HOST:PORT`},
 		{"metrics without port", func(c *Config) { c.Metrics.Listen = "9090" }, "metrics.listen", `"9090" is not HOST:PORT (such as 0.0.0.0:9090 or :9090; port 0..65535)`},
 		{"metrics port too large", func(c *Config) { c.Metrics.Listen = "127.0.0.1:70000" }, "metrics.listen", `"127.0.0.1:70000" is not HOST:PORT`},

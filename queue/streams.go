@@ -19,7 +19,15 @@ type StreamConfig struct {
 	// up on and reported (WatchMaxDeliveries); at least 1
 	// (queue.max-deliver).
 	MaxDeliver int
+	// Replicas is how many servers of a NATS cluster keep a copy of the
+	// streams, the consumers and the status bucket, 1..MaxReplicas
+	// (queue.replicas); more than 1 needs a JetStream cluster of at least
+	// as many servers. The default value (0) is 1.
+	Replicas int
 }
+
+// MaxReplicas is the most copies JetStream keeps of a stream.
+const MaxReplicas = 5
 
 // Fixed settings of the streams, consumers and the status bucket.
 const (
@@ -79,6 +87,9 @@ func (cfg StreamConfig) Validate() error {
 	if cfg.MaxDeliver < 1 {
 		return fmt.Errorf("%w: MaxDeliver %d is below 1 (queue.max-deliver)", ErrInvalidOptions, cfg.MaxDeliver)
 	}
+	if cfg.Replicas < 0 || cfg.Replicas > MaxReplicas {
+		return fmt.Errorf("%w: Replicas %d is out of range 1..%d (queue.replicas)", ErrInvalidOptions, cfg.Replicas, MaxReplicas)
+	}
 	return nil
 }
 
@@ -114,6 +125,7 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 			Duplicates:  DuplicateWindow,
 			MaxBytes:    taskStreamMaxBytes,
 			Discard:     jetstream.DiscardNew,
+			Replicas:    max(cfg.Replicas, 1),
 		},
 		{
 			Name:        ResultStream,
@@ -124,6 +136,7 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 			Duplicates:  DuplicateWindow,
 			MaxBytes:    resultStreamMaxBytes,
 			Discard:     jetstream.DiscardNew,
+			Replicas:    max(cfg.Replicas, 1),
 		},
 	} {
 		s, err := c.js.CreateOrUpdateStream(ctx, sc)
@@ -154,6 +167,7 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 		History:        1,
 		Storage:        jetstream.FileStorage,
 		LimitMarkerTTL: statusMarkerTTL,
+		Replicas:       max(cfg.Replicas, 1),
 	})
 	if err != nil {
 		return c.notReady("create bucket "+StatusBucket, err)

@@ -3,6 +3,7 @@ package queue
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,26 @@ func TestTaskBackOff(t *testing.T) {
 		if got := taskBackOff(c.cfg); !slices.Equal(got, c.want) {
 			t.Errorf("taskBackOff(%+v) = %v, want %v", c.cfg, got, c.want)
 		}
+	}
+}
+
+// TestConn_EnsureStreams_replicas: replicas a single server cannot keep
+// are refused at once, with the server's reason, not waited for.
+func TestConn_EnsureStreams_replicas(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, ServerOptions{})
+	c := connectTo(t, s, "coordinator")
+	err := c.EnsureStreams(testCtx(t, 10*time.Second), StreamConfig{AckWait: time.Second, MaxDeliver: 1, Replicas: 3})
+	if err == nil {
+		t.Fatal("EnsureStreams with 3 replicas on one server succeeded")
+	}
+	if Transient(err) {
+		t.Errorf("the error passes (%v): a coordinator would wait for it forever", err)
+	}
+	if !strings.Contains(err.Error(), "replicas") {
+		t.Errorf("the error does not say replicas: %v", err)
+	}
+	if err := c.EnsureStreams(testCtx(t, 10*time.Second), StreamConfig{AckWait: time.Second, MaxDeliver: 1, Replicas: 9}); !errors.Is(err, ErrInvalidOptions) {
+		t.Errorf("Replicas 9: %v, want ErrInvalidOptions", err)
 	}
 }

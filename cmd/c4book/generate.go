@@ -194,7 +194,7 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 	}()
 	sum, err := coordinator.Run(ctx, coordinator.Config{
 		Spec: r.spec, Book: r.book, Queue: r.jm.queue(r.conn),
-		Stream: queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver},
+		Stream: queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver, Replicas: cfg.Queue.Replicas},
 		Log:    r.log.With("role", "coordinator"),
 		Progress: func(p coordinator.Progress) {
 			r.console.update(p)
