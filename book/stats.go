@@ -85,6 +85,28 @@ func (b *Book) DiskUsage() (disk, tables uint64) {
 	return m.DiskSpaceUsage(), m.Table.Local.LiveSize
 }
 
+// DBStats are figures of the book's Pebble database, for monitoring.
+type DBStats struct {
+	CacheBytes           int64  // in the block cache
+	CacheHits, CacheMiss int64  // block cache lookups since the book was opened
+	MemTableBytes        uint64 // allocated by memtables
+	L0Tables             int64  // tables in level 0: many mean compactions lag behind writes
+	ReadAmp              int    // tables a point lookup may read
+	Compactions          int64  // since the book was opened
+	Flushes              int64  // of memtables, since the book was opened
+}
+
+// DBStats returns the figures of the book's database now. It reads no
+// entry.
+func (b *Book) DBStats() DBStats {
+	m := b.db.Metrics()
+	return DBStats{
+		CacheBytes: m.BlockCache.Size, CacheHits: m.BlockCache.Hits, CacheMiss: m.BlockCache.Misses,
+		MemTableBytes: m.MemTable.Size, L0Tables: m.Levels[0].TablesCount, ReadAmp: m.ReadAmp(),
+		Compactions: m.Compact.Count, Flushes: m.Flush.Count,
+	}
+}
+
 // DepthRange returns the shallowest and the deepest depth holding an
 // entry, and false if the book holds none. It reads two keys, not the
 // whole book.

@@ -121,10 +121,15 @@ func TestGenerate_metrics(t *testing.T) {
 	wantOK(t, cmd.wait())
 	for _, name := range []string{"c4book_job_positions_done", "c4book_job_positions_total", "c4book_worker_nodes_total",
 		"c4book_worker_tasks_done_total", "c4book_worker_tasks_handed_back_total", "c4book_worker_threads_busy",
-		"c4book_book_disk_bytes", "c4book_book_table_bytes"} {
+		"c4book_book_disk_bytes", "c4book_book_table_bytes", "c4book_book_cache_bytes", "c4book_book_cache_hits_total",
+		"c4book_book_cache_misses_total", "c4book_book_memtable_bytes", "c4book_book_l0_tables", "c4book_book_read_amp",
+		"c4book_book_compactions_total", "c4book_book_flushes_total"} {
 		if _, ok := metricValue(last, name); !ok {
 			t.Errorf("no %s in the last scrape", name)
 		}
+	}
+	if v, _ := metricValue(last, "c4book_book_memtable_bytes"); v <= 0 {
+		t.Errorf("c4book_book_memtable_bytes = %v: a book being written has a memtable", v)
 	}
 	if len(solved) < 2 || solved[0] >= solved[len(solved)-1] || solved[len(solved)-1] <= 0 {
 		t.Errorf("positions solved in %d scrapes: %v; want it to go up from the first to the last", len(solved), solved)
