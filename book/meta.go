@@ -120,6 +120,9 @@ type Job struct {
 	Created  time.Time `json:"created"`   // when the job was first stored
 	Updated  time.Time `json:"updated"`   // when the job was last stored
 	Message  string    `json:"message,omitempty"`
+	// Quarantined are the workers whose results the job ignores, after
+	// rejecting too many of them: kept across runs of the job.
+	Quarantined []string `json:"quarantined,omitempty"`
 }
 
 // jobKey returns the key of the job record of id.

@@ -228,6 +228,9 @@ func (j *job) run(ctx context.Context) error {
 	j.stale = rec.TaskSize != 0 && rec.TaskSize != j.cfg.Spec.TaskSize
 	rec.TaskSize = j.cfg.Spec.TaskSize
 	j.record = rec
+	for _, w := range rec.Quarantined {
+		j.quarantine(w) // by an earlier run
+	}
 	if err := j.plan(ctx); err != nil {
 		return err
 	}

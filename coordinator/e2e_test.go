@@ -549,3 +549,62 @@ func TestRun_restartInEveryPhase(t *testing.T) {
 		t.Errorf("the plan of the finished job is still there: %v", err)
 	}
 }
+
+// TestRun_quarantineKept: a worker quarantined in one run of a job is
+// quarantined from the start of the next, which ignores its results
+// without rejecting them again.
+func TestRun_quarantineKept(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
+	impossible := func(t *queue.Task) []int8 {
+		s := make([]int8, len(t.Keys))
+		for i := range s {
+			s[i] = 30 // no 5x4 position with 8 stones scores 30
+		}
+		return s
+	}
+	workCtx, stopWorkers := context.WithCancel(context.Background())
+	var waits []func()
+	defer func() {
+		stopWorkers()
+		for _, wait := range waits {
+			wait()
+		}
+	}()
+	waits = append(waits, c.liar(t, workCtx, "liar", impossible))
+
+	// The first run stops once the liar is quarantined.
+	ctx, stop := context.WithCancel(context.Background())
+	var rejected atomic.Int64
+	_, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3,
+		OnResult: func(worker string, ok bool) {
+			if !ok && rejected.Add(1) == 3 {
+				stop()
+			}
+		}})
+	stop()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("first run: %v, want context.Canceled", err)
+	}
+	if rec, _, _ := c.book.Job(spec.ID()); len(rec.Quarantined) != 1 || rec.Quarantined[0] != "liar" {
+		t.Fatalf("job record after the first run: quarantined %v, want [liar]", rec.Quarantined)
+	}
+
+	waits = append(waits, c.startWorker(t, workCtx, "honest"))
+	rejected.Store(0)
+	sum, err := coordinator.Run(context.Background(), coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3,
+		OnResult: func(worker string, ok bool) {
+			if !ok {
+				rejected.Add(1)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Quarantined) != 1 || sum.Quarantined[0] != "liar" || rejected.Load() != 0 || sum.ByWorker["liar"] != 0 {
+		t.Errorf("second run: quarantined %v, %d results rejected, the liar's stored %d; want [liar], 0, 0",
+			sum.Quarantined, rejected.Load(), sum.ByWorker["liar"])
+	}
+	checkBook(t, b, c.book, spec.Root, spec.Depth)
+}

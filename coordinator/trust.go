@@ -59,10 +59,21 @@ func (j *job) reject(worker string, task uint64, reason error) {
 	}
 	j.log.Warn("result rejected", "worker", worker, "task", task, "reason", reason)
 	if j.rejections[worker] >= j.cfg.QuarantineAfter && !j.quarantined[worker] {
-		j.quarantined[worker] = true
-		j.summary.Quarantined = append(j.summary.Quarantined, worker)
+		j.quarantine(worker)
 		j.log.Error("worker quarantined: its results are ignored from now on", "worker", worker, "rejected", j.rejections[worker])
+		// The job's record keeps it: a coordinator run again ignores the
+		// worker from the start.
+		j.record.Quarantined = append(j.record.Quarantined, worker)
+		if err := j.save(j.record.State, j.record.Message); err != nil {
+			j.log.Warn("storing the quarantine in the job record", "worker", worker, "error", err)
+		}
 	}
+}
+
+// quarantine ignores worker's results from now on.
+func (j *job) quarantine(worker string) {
+	j.quarantined[worker] = true
+	j.summary.Quarantined = append(j.summary.Quarantined, worker)
 }
 
 // crossCheck decides a result r, with entries es, of cross-checked task
