@@ -282,8 +282,9 @@ func (j *job) plan(ctx context.Context) error {
 		}
 		j.log.Info("planning", "root", j.cfg.Spec.Root, "depth", j.cfg.Spec.Depth, "dir", j.dir)
 	}
-	// The queue is set up first: the job's status, planning included, is
-	// stored in it.
+	// The queue is set up here, once a run, before anything else: the
+	// job's status, planning included, is stored in it, and solving
+	// publishes into it.
 	if err := j.retry(ctx, "setting up the queue", func() error { return j.cfg.Queue.EnsureStreams(ctx, j.cfg.Stream) }); err != nil {
 		return err
 	}
@@ -316,9 +317,6 @@ func (j *job) plan(ctx context.Context) error {
 func (j *job) solve(ctx context.Context) error {
 	q := j.cfg.Queue
 	if err := j.save(book.JobSolving, ""); err != nil {
-		return err
-	}
-	if err := j.retry(ctx, "setting up the queue", func() error { return q.EnsureStreams(ctx, j.cfg.Stream) }); err != nil {
 		return err
 	}
 	// Tasks left in the stream by an earlier run are replaced: an earlier

@@ -404,6 +404,16 @@ func (c *cluster) liar(tb testing.TB, ctx context.Context, id string, answer fun
 	})
 }
 
+// impossibleScores answers a task of 5x4 positions with 8 stones with a
+// score none of them can have: a liar's answer every check rejects.
+func impossibleScores(t *queue.Task) []int8 {
+	s := make([]int8, len(t.Keys))
+	for i := range s {
+		s[i] = 30
+	}
+	return s
+}
+
 // TestRun_quarantine: a worker whose results keep being rejected is
 // quarantined, the tasks it took are solved by others, and the book is
 // right.
@@ -413,16 +423,9 @@ func TestRun_quarantine(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
-	impossible := func(t *queue.Task) []int8 {
-		s := make([]int8, len(t.Keys))
-		for i := range s {
-			s[i] = 30 // no 5x4 position with 8 stones scores 30
-		}
-		return s
-	}
 	// Both take tasks from the start; the liar, answering at once, takes
 	// many, and every task it took is published again.
-	waitLiar := c.liar(t, ctx, "liar", impossible)
+	waitLiar := c.liar(t, ctx, "liar", impossibleScores)
 	waitHonest := c.startWorker(t, ctx, "honest")
 	accepted, rejected := map[string]int{}, map[string]int{}
 	onResult := func(worker string, ok bool) {
@@ -557,13 +560,6 @@ func TestRun_quarantineKept(t *testing.T) {
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
-	impossible := func(t *queue.Task) []int8 {
-		s := make([]int8, len(t.Keys))
-		for i := range s {
-			s[i] = 30 // no 5x4 position with 8 stones scores 30
-		}
-		return s
-	}
 	workCtx, stopWorkers := context.WithCancel(context.Background())
 	var waits []func()
 	defer func() {
@@ -572,7 +568,7 @@ func TestRun_quarantineKept(t *testing.T) {
 			wait()
 		}
 	}()
-	waits = append(waits, c.liar(t, workCtx, "liar", impossible))
+	waits = append(waits, c.liar(t, workCtx, "liar", impossibleScores))
 
 	// The first run stops once the liar is quarantined.
 	ctx, stop := context.WithCancel(context.Background())
