@@ -29,6 +29,7 @@ type Config struct {
 	Generate Generate
 	Log      Log
 	Metrics  Metrics
+	Serve    Serve
 }
 
 // Board is the size of the board every position is played on.
@@ -49,6 +50,8 @@ type Book struct {
 	MinFree      Size   // book.min-free: free disk space under which a coordinator stops writing the book
 	CacheSize    Size   // book.cache-size: block cache of the book's database
 	MemTableSize Size   // book.memtable-size: write buffer of the book's database, of which it keeps up to three
+	// book.snapshot-interval: how often a process writing the book leaves a consistent snapshot for readers; 0: never
+	SnapshotInterval time.Duration
 }
 
 // NATS says which NATS server carries the tasks and how to reach it.
@@ -107,6 +110,14 @@ type Metrics struct {
 	Listen string // metrics.listen: HOST:PORT of the HTTP listener serving /metrics and /healthz; empty: none
 }
 
+// Serve configures c4book serve, the read side of a book over HTTP.
+type Serve struct {
+	Listen       string        // serve.listen: HOST:PORT of the HTTP server
+	SolveTimeout time.Duration // serve.solve-timeout: time the solver may take for a position beyond the book; 0: never solve
+	CacheEntries int           // serve.cache-entries: positions beyond the book whose answers are kept
+	Solvers      int           // serve.solvers: positions beyond the book solved at once; 0 means one per CPU
+}
+
 // LogFormats are the values of log.format: text (key=value pairs) or json
 // (one JSON object a line).
 var LogFormats = []string{"text", "json"}
@@ -120,12 +131,13 @@ func Default() Config {
 	return Config{
 		Board:  Board{Width: 7, Height: 6},
 		Solver: Solver{TTSize: 64 * MiB, Threads: 1},
-		Book:   Book{Path: "c4book.db", MinFree: 256 << 20, CacheSize: book.DefaultCacheBytes, MemTableSize: book.DefaultMemTableBytes},
+		Book:   Book{Path: "c4book.db", MinFree: 256 << 20, CacheSize: book.DefaultCacheBytes, MemTableSize: book.DefaultMemTableBytes, SnapshotInterval: time.Minute},
 		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: 0, QuarantineAfter: 3, Replicas: 1},
 		Generate: Generate{
 			Depth: 8,
 		},
-		Log: Log{Format: "text", Level: "info"},
+		Log:   Log{Format: "text", Level: "info"},
+		Serve: Serve{Listen: "127.0.0.1:8080", SolveTimeout: 2 * time.Second, CacheEntries: 100_000},
 	}
 }
 
@@ -146,6 +158,7 @@ var keys = []key{
 	{"book.path", "directory of the opening book", func(c *Config) any { return &c.Book.Path }},
 	{"book.cache-size", "memory for the book's cache of blocks read (Pebble's block cache); at least 1MiB", func(c *Config) any { return &c.Book.CacheSize }},
 	{"book.memtable-size", "memory for the book's write buffer (Pebble's memtable, up to three at once), in commands that write it; at least 1MiB", func(c *Config) any { return &c.Book.MemTableSize }},
+	{"book.snapshot-interval", "how often a process writing the book (generate, coordinator) leaves a consistent read-only snapshot in it, which serve and the book commands read while the book is being written; 0: never", func(c *Config) any { return &c.Book.SnapshotInterval }},
 	{"book.min-free", "free space on the book's disk under which a coordinator stops writing, and taking results, until space is freed; 0 turns the check off", func(c *Config) any { return &c.Book.MinFree }},
 	{"nats.url", "NATS server URL(s), comma-separated; empty runs an embedded server", func(c *Config) any { return &c.NATS.URL }},
 	{"nats.listen", "HOST:PORT on which the embedded server accepts workers, which needs nats.token, nats.user and nats.password, or nats.tls.ca; empty: in-process only", func(c *Config) any { return &c.NATS.Listen }},
@@ -170,6 +183,10 @@ var keys = []key{
 	{"log.format", "format of the log lines on standard error: text (key=value) or json (one object a line)", func(c *Config) any { return &c.Log.Format }},
 	{"log.level", "least level of the messages logged: debug, info, warn or error", func(c *Config) any { return &c.Log.Level }},
 	{"metrics.listen", "HOST:PORT on which generate, coordinator and worker serve Prometheus metrics (/metrics) and their health (/healthz); empty: no listener", func(c *Config) any { return &c.Metrics.Listen }},
+	{"serve.listen", "HOST:PORT on which serve answers HTTP (the API under /v1/ and the web page)", func(c *Config) any { return &c.Serve.Listen }},
+	{"serve.solve-timeout", "time serve's solver may take for a position deeper than the book before answering 503; 0: positions beyond the book are not solved (404)", func(c *Config) any { return &c.Serve.SolveTimeout }},
+	{"serve.cache-entries", "answers for positions beyond the book that serve keeps (least recently used go first); 0: none", func(c *Config) any { return &c.Serve.CacheEntries }},
+	{"serve.solvers", "positions beyond the book that serve solves at once, each with a table of solver.tt-size; 0 means one per CPU", func(c *Config) any { return &c.Serve.Solvers }},
 }
 
 // KeyInfo documents one configuration key.

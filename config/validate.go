@@ -33,6 +33,9 @@ func (e *Error) Error() string {
 const (
 	maxTTSize  = 1 << 40 // 1 TiB
 	maxThreads = 256
+	// minSnapshotInterval is the shortest book.snapshot-interval: a
+	// snapshot copies the book's write-ahead log.
+	minSnapshotInterval = time.Second
 	// minBookMemory is the least book.cache-size and book.memtable-size.
 	minBookMemory = 1 << 20
 	minAckWait    = time.Second
@@ -133,6 +136,21 @@ func (c *Config) Validate() error {
 	}
 	if n := c.Queue.QuarantineAfter; n < 1 {
 		bad("queue.quarantine-after", "%d is out of range: must be at least 1", n)
+	}
+	if d := c.Book.SnapshotInterval; d < 0 || (d > 0 && d < minSnapshotInterval) {
+		bad("book.snapshot-interval", "%v is out of range: must be 0 (no snapshots) or at least %v", d, minSnapshotInterval)
+	}
+	if l := c.Serve.Listen; !isHostPort(l) {
+		bad("serve.listen", "%q is not HOST:PORT (such as 127.0.0.1:8080 or :8080; port 0..65535)", l)
+	}
+	if d := c.Serve.SolveTimeout; d < 0 {
+		bad("serve.solve-timeout", "%v is negative: must be 0 (never solve beyond the book) or more", d)
+	}
+	if n := c.Serve.CacheEntries; n < 0 {
+		bad("serve.cache-entries", "%d is negative: must be 0 (no cache) or more", n)
+	}
+	if n := c.Serve.Solvers; n < 0 {
+		bad("serve.solvers", "%d is out of range: must be 0 (one per CPU) or more", n)
 	}
 	if n := c.Worker.Concurrency; n < 0 {
 		bad("worker.concurrency", "%d is out of range: must be 0 (one per CPU) or more", n)
