@@ -6,22 +6,40 @@ import (
 	"github.com/c4book/c4book/solver"
 )
 
+// Lookup finds the value a book holds for a depth and canonical key: what
+// an Oracle reads. *Book, *Reader and *Loaded are Lookups.
+type Lookup interface {
+	// GetEntry returns the value held for depth and key and whether it is
+	// held.
+	GetEntry(depth int, key uint64) (Value, bool, error)
+}
+
+var (
+	_ Lookup = (*Book)(nil)
+	_ Lookup = (*Reader)(nil)
+	_ Lookup = (*Loaded)(nil)
+)
+
 // Oracle answers a solver's questions from a book (solver.Oracle): the
 // exact score of a position the book holds, so that a search stops at the
 // book's positions instead of searching below them. A solver asks it only
-// about positions with at most Depth stones (see Attach): a lookup (a seek
-// of one kept iterator, about two microseconds) is paid at the shallow
-// nodes of a search only, where a hit saves a whole subtree.
+// about positions with at most Depth stones (see Attach): a lookup is paid
+// at the shallow nodes of a search only, where a hit saves a whole
+// subtree. An oracle of an open book (Book.NewOracle) seeks one kept
+// iterator, about two microseconds a lookup; one of a book loaded into
+// memory (Loaded.NewOracle) is many times faster (docs/benchmarks.md).
 //
 // An Oracle sees the book as it was when it was made, and is for one
 // solver: it is not safe for concurrent use. Close it before the book.
 type Oracle struct {
-	book  *Book
-	r     *Reader
-	depth int   // the deepest depth the book holds, -1 if none
-	asked int64 // lookups made
-	found int64 // lookups that found the position
-	err   error // the first lookup error
+	src   Lookup
+	board *solver.Board
+	name  string       // the book, for messages
+	close func() error // releases src, or nil
+	depth int          // the deepest depth the book holds, -1 if none
+	asked int64        // lookups made
+	found int64        // lookups that found the position
+	err   error        // the first lookup error
 }
 
 var _ solver.Oracle = (*Oracle)(nil)
@@ -36,18 +54,24 @@ func (b *Book) NewOracle() (*Oracle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("book %s: %w", b.path, err)
 	}
-	o := &Oracle{book: b, r: r, depth: -1}
+	o := &Oracle{src: r, board: b.board, name: "book " + b.path, close: r.Close, depth: -1}
 	if ok {
 		o.depth = hi
 	}
 	return o, nil
 }
 
+// NewOracle returns an oracle of the loaded positions. Any number of
+// oracles, one a solver, can share one Loaded.
+func (l *Loaded) NewOracle() *Oracle {
+	return &Oracle{src: l, board: l.board, name: "loaded book", depth: l.depth}
+}
+
 // Attach makes s ask o about every position with at most Depth stones. s
 // must be of the book's board.
 func (o *Oracle) Attach(s *solver.Solver) error {
-	if err := o.book.checkBoard(s.Board()); err != nil {
-		return err
+	if !o.board.Equal(s.Board()) {
+		return fmt.Errorf("%w: a solver of board %v, a book of %v", ErrBoardMismatch, s.Board(), o.board)
 	}
 	if o.depth >= 0 {
 		s.SetOracle(o, o.depth)
@@ -64,10 +88,10 @@ func (o *Oracle) Depth() int { return o.depth }
 // the search stays correct, only slower.
 func (o *Oracle) Score(p *solver.Position) (int, bool) {
 	o.asked++
-	v, ok, err := o.r.GetEntry(p.Moves(), p.CanonicalKey())
+	v, ok, err := o.src.GetEntry(p.Moves(), p.CanonicalKey())
 	if err != nil {
 		if o.err == nil {
-			o.err = fmt.Errorf("book %s: %w", o.book.path, err)
+			o.err = fmt.Errorf("%s: %w", o.name, err)
 		}
 		return 0, false
 	}
@@ -88,10 +112,11 @@ func (o *Oracle) Err() error {
 	return o.err
 }
 
-// Close releases the oracle's reader. A nil *Oracle has nothing to close.
+// Close releases the oracle's reader of the book, if it has one. A nil
+// *Oracle has nothing to close.
 func (o *Oracle) Close() error {
-	if o == nil {
+	if o == nil || o.close == nil {
 		return nil
 	}
-	return o.r.Close()
+	return o.close()
 }
