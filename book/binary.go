@@ -100,8 +100,12 @@ const maxBinaryRecords = (math.MaxInt64 - binaryHeaderLen) / binaryRecordLen
 // book file. Give it the first 8 bytes of a file, or more.
 func IsBinary(data []byte) bool { return bytes.HasPrefix(data, []byte(binaryMagic)) }
 
-// BinaryMagicLen is the number of bytes IsBinary looks at.
-const BinaryMagicLen = len(binaryMagic)
+// BinaryMagicLen is the number of bytes IsBinary looks at, and
+// BinaryHeaderLen the size of the header of a binary book file.
+const (
+	BinaryMagicLen  = len(binaryMagic)
+	BinaryHeaderLen = binaryHeaderLen
+)
 
 // BinaryHeader is what the header of a binary book file says.
 type BinaryHeader struct {

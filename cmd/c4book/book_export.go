@@ -19,6 +19,13 @@ order of depth: one game reaching the position (or its mirror image,
 which shares the entry), and its score. The empty board is "-". The
 lines can be read back by "c4book book import" and "c4book book get".
 
+--format bin writes every entry, score and origin, in a binary file:
+a 20-byte header (magic bytes, version, board, deepest depth, number of
+records), then 11 bytes an entry, sorted by depth and key. It is
+lossless: "c4book book import" reads it back, entry for entry, and
+book.BinaryReader and book.LoadBinary read it in Go. Its layout:
+docs/format.md, "Binary export". Refused on a terminal without --out.
+
 --format pons writes the .book file of Pascal Pons' connect4 solver: a
 hash table of 2^L+ slots (the smallest prime above 2^L) holding a partial
 key and a one-byte score. The format is lossy: positions whose slot is
@@ -32,6 +39,7 @@ table is at most half full, or 27. What the format loses: docs/cli.md,
 --max-depth N leaves out the positions with more than N stones.`
 
 const bookExportExample = `  c4book book export > book.txt
+  c4book book export --format bin --out book.bin
   c4book book export --format pons --max-depth 12 --out 7x6.book`
 
 // newBookExportCommand builds "c4book book export".
@@ -39,21 +47,21 @@ func newBookExportCommand(a *app) *cobra.Command {
 	var format, out string
 	var maxDepth, logSize int
 	cmd := &cobra.Command{
-		Use:     "export [--format text|pons] [--out FILE] [--max-depth N] [--book PATH]",
-		Short:   "Write the book as \"moves score\" text or as Pons' .book file",
+		Use:     "export [--format text|bin|pons] [--out FILE] [--max-depth N] [--book PATH]",
+		Short:   "Write the book as \"moves score\" text, a binary file or Pons' .book file",
 		Long:    bookExportLong,
 		Example: bookExportExample,
 		Args:    checkArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
-			case format != "text" && format != "pons":
-				return newUsageError(cmd, fmt.Errorf("--format %q: want text or pons", format))
+			case format != "text" && format != "bin" && format != "pons":
+				return newUsageError(cmd, fmt.Errorf("--format %q: want text, bin or pons", format))
 			case maxDepth < 0:
 				return newUsageError(cmd, fmt.Errorf("--max-depth %d: must be 0 (all) or more", maxDepth))
 			case logSize != 0 && format != "pons":
 				return newUsageError(cmd, errors.New("--log-size is for --format pons"))
-			case format == "pons" && out == "" && isTerminal(a.stdout):
-				return newUsageError(cmd, errors.New("--format pons writes binary data: give --out FILE or redirect the output"))
+			case format != "text" && out == "" && isTerminal(a.stdout):
+				return newUsageError(cmd, fmt.Errorf("--format %s writes binary data: give --out FILE or redirect the output", format))
 			}
 			cfg, err := loadConfig(cmd)
 			if err != nil {
@@ -72,7 +80,7 @@ func newBookExportCommand(a *app) *cobra.Command {
 			return closeBook(bk, writeFileAtomic(out, e.write))
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "`FORMAT` of the output: text or pons")
+	cmd.Flags().StringVar(&format, "format", "text", "`FORMAT` of the output: text, bin or pons")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to `FILE` instead of standard output")
 	cmd.Flags().IntVar(&maxDepth, "max-depth", 0, "export only positions of at most `N` stones (0: all)")
 	cmd.Flags().IntVar(&logSize, "log-size", 0, "pons: log2 of the table size, 21..27 (0: the smallest at most half full)")
@@ -91,16 +99,25 @@ type bookExport struct {
 
 // write exports the book to w and reports what it wrote on stderr.
 func (e *bookExport) write(w io.Writer) error {
-	if e.format == "text" {
-		maxDepth := e.bk.Board().Cells()
-		if e.maxDepth > 0 {
-			maxDepth = e.maxDepth
-		}
+	maxDepth := e.bk.Board().Cells()
+	if e.maxDepth > 0 {
+		maxDepth = e.maxDepth
+	}
+	switch e.format {
+	case "text":
 		n, err := e.bk.ExportText(w, 0, maxDepth)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %d positions to %s\n", n, e.name)
+		return nil
+	case "bin":
+		h, err := e.bk.ExportBinary(w, 0, maxDepth)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "wrote %d positions of depth 0..%d to %s: %d bytes, binary format version %d\n",
+			h.Records, h.Depth, e.name, h.Size(), h.Version)
 		return nil
 	}
 	r, err := e.bk.ExportPons(w, &book.PonsOptions{MaxDepth: e.maxDepth, LogSize: e.logSize})
