@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -63,7 +66,9 @@ type Options struct {
 	Board *solver.Board
 
 	// ReadOnly opens the book without writing anything to its directory.
-	// Writes then fail with ErrReadOnly. The default value is false.
+	// Writes then fail with ErrReadOnly. A book that another process has
+	// open for writing is read from its newest snapshot (see Open). The
+	// default value is false.
 	ReadOnly bool
 
 	// CacheBytes is the size of the block cache for the book's data.
@@ -127,6 +132,8 @@ type Book struct {
 	board    *solver.Board
 	path     string
 	readOnly bool
+	snapshot time.Time  // of the snapshot read, zero for the book itself
+	snapMu   sync.Mutex // serialises Snapshot, and Close after it
 	closed   atomic.Bool
 }
 
@@ -143,6 +150,13 @@ var ErrClosed = errors.New("book is closed")
 // format is ErrNewerFormat. In all these cases Open writes nothing: the
 // directory is inspected before Pebble is called, and an existing database
 // is first opened read-only to check its book record.
+//
+// A book that another process has open for writing (a job) cannot be
+// opened: a writable Open fails, saying so. A read-only Open opens the
+// book's newest snapshot instead (see snapshot.go), read-only, and
+// SnapshotTime then gives its time; if the writer has taken no snapshot
+// yet, the error is ErrNoSnapshot. A writable Open removes what a crash
+// left of snapshots being taken or removed.
 func Open(path string, opts *Options) (*Book, error) {
 	o := opts.withDefaults()
 	empty, err := inspectDir(path)
@@ -163,7 +177,26 @@ func Open(path string, opts *Options) (*Book, error) {
 	}
 
 	// An existing Pebble database: check its book record without writing.
-	db, err := o.openPebble(path, true, false)
+	// A reader of a book being written reads its newest snapshot; a writer
+	// may close the book, or remove the snapshot, in between: then it
+	// tries again.
+	var db *pebble.DB
+	for attempt := 1; ; attempt++ {
+		if writing.has(path) {
+			// Not even a look at its LOCK file: closing it would drop
+			// this process's lock (see writerRegistry).
+			err = &lockedError{name: filepath.Join(path, lockFileName), err: errors.New("held by this process")}
+		} else {
+			db, err = o.openPebble(path, true, false)
+		}
+		if err == nil || !o.ReadOnly || !isLocked(err) {
+			break
+		}
+		bk, retry, err := openNewestSnapshot(path, &o)
+		if !retry || attempt == openAttempts {
+			return bk, err
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open book %s: %w", path, err)
 	}
@@ -181,6 +214,11 @@ func Open(path string, opts *Options) (*Book, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open book %s: %w", path, err)
 	}
+	if err := removeSnapshotLeftovers(path); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open book %s: removing what a crash left of snapshots: %w", path, err)
+	}
+	writing.add(path)
 	return &Book{db: db, board: board, path: path, health: o.health, fs: o.FS}, nil
 }
 
@@ -249,6 +287,7 @@ func create(path string, o *Options) (*Book, error) {
 		db.Close()
 		return nil, fmt.Errorf("create book %s: %w", path, err)
 	}
+	writing.add(path)
 	return &Book{db: db, board: o.Board, path: path, health: o.health, fs: o.FS}, nil
 }
 
@@ -310,12 +349,23 @@ func (b *Book) Path() string { return b.path }
 func (b *Book) ReadOnly() bool { return b.readOnly }
 
 // Close closes the book. Writes already committed are durable; Close does
-// not flush Pebble's memtable, the write-ahead log holds it.
+// not flush Pebble's memtable, the write-ahead log holds it. Closing a
+// book open for writing removes its snapshots (readers now open the book
+// itself), but those a reader still holds.
 func (b *Book) Close() error {
 	if b.closed.Swap(true) {
 		return ErrClosed
 	}
-	return b.db.Close()
+	b.snapMu.Lock() // a snapshot being taken ends first
+	defer b.snapMu.Unlock()
+	err := b.db.Close()
+	if !b.readOnly {
+		writing.remove(b.path)
+		if rerr := removeAllSnapshots(b.path); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("close book %s: removing its snapshots: %w", b.path, rerr))
+		}
+	}
+	return err
 }
 
 // Compact rewrites the whole book into Pebble's bottom level: the smallest
