@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,8 +18,10 @@ The book is a Pebble database in a directory: --book PATH, or the key
 book.path (default c4book.db). It knows its board size, so the commands
 that read it need no --width and --height; given, they must match it.
 get, stats, export and verify open the book read-only: several can run at
-once, but not while another process writes the book. import and compact
-write it.`
+once. While a job (generate, coordinator) writes the book, they read the
+newest snapshot the job left in it (every book.snapshot-interval), saying
+so on standard error; a job that has left none yet is an error. import and
+compact write the book, and cannot while a job does.`
 
 // newBookCommand builds "c4book book" and its subcommands.
 func newBookCommand(a *app) *cobra.Command {
@@ -80,6 +83,10 @@ func openBook(cmd *cobra.Command, cfg config.Config, path string, mode bookMode)
 		return nil, err
 	case err != nil:
 		return nil, err
+	}
+	if t, ok := bk.SnapshotTime(); ok {
+		fmt.Fprintf(cmd.ErrOrStderr(), "The book %s is being written: reading its snapshot of %s (%s ago).\n",
+			path, t.Local().Format(time.DateTime), time.Since(t).Round(time.Second))
 	}
 	return bk, nil
 }

@@ -40,6 +40,11 @@ The book (book.path, --book) is created if needed, for the board of --width
 and --height. Progress is shown on standard error: a bar on a terminal,
 a line every 10 seconds otherwise. At the end a summary is printed.
 
+While the job runs, the book can be read (c4book book get, stats, export,
+verify, serve) from a snapshot the job leaves in it when it starts, every
+book.snapshot-interval (default 1m; 0: none) and at the end of planning
+and of solving; the job removes them when it closes the book.
+
 The book is the truth: Ctrl-C hands the tasks being solved back, stops the
 job with the book consistent and exits with status 130; running the same
 command again resumes where it stopped, and running it on a finished job
@@ -128,6 +133,7 @@ type jobRun struct {
 	counters *worker.Counters // the local worker's, if any
 
 	book    *book.Book
+	snap    snapshotter
 	server  *queue.Server // nil with nats.url
 	conn    *queue.Conn   // the coordinator's
 	workers sync.WaitGroup
@@ -180,6 +186,7 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		}
 		return err
 	}
+	r.snap.start(ctx, r.book, cfg.Book.SnapshotInterval, r.log)
 	if opts.workers > 0 {
 		if err := r.startWorker(ctx); err != nil {
 			return err
@@ -199,6 +206,7 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		Progress: func(p coordinator.Progress) {
 			r.console.update(p)
 			r.jm.progress(p)
+			r.snap.phase(p.Phase)
 		},
 		OnResult:          r.jm.result,
 		CrossCheck:        cfg.Queue.CrossCheck,
@@ -360,12 +368,78 @@ func (r *jobRun) close() error {
 	if r.server != nil {
 		r.server.Shutdown()
 	}
+	r.snap.stop()
 	if r.book != nil {
 		if err := r.book.Close(); err != nil {
 			return fmt.Errorf("closing the book: %w", err)
 		}
 	}
 	return nil
+}
+
+// snapshotter takes the snapshots of the book of a running job, for
+// readers (c4book book get, serve) while the job writes it: every
+// book.snapshot-interval, and at the end of planning and of solving.
+// Closing the book removes them.
+type snapshotter struct {
+	bk       *book.Book // nil: no snapshots
+	log      *slog.Logger
+	cancel   context.CancelFunc
+	done     chan struct{}
+	last     book.JobState // phase of the last progress report
+	mu       sync.Mutex    // guards the failures' report
+	failures int           // since the last one logged
+	logged   time.Time
+}
+
+// start takes snapshots of bk every interval (none if it is 0), the first
+// at once, until stop.
+func (s *snapshotter) start(ctx context.Context, bk *book.Book, interval time.Duration, log *slog.Logger) {
+	if interval <= 0 {
+		return
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.bk, s.log, s.done = bk, log, make(chan struct{})
+	go func() {
+		defer close(s.done)
+		bk.SnapshotEvery(ctx, interval, s.failed)
+	}()
+}
+
+// phase takes a snapshot when the job's phase changes: the plan is
+// written, or the leaves are solved. Progress reports come one at a time.
+func (s *snapshotter) phase(p book.JobState) {
+	if s.bk == nil {
+		return
+	}
+	if s.last != "" && p != s.last {
+		if _, err := s.bk.Snapshot(); err != nil {
+			s.failed(err)
+		}
+	}
+	s.last = p
+}
+
+// failed logs a snapshot that failed: the job goes on, readers keep the
+// snapshot before. The first failure is logged, then one a minute.
+func (s *snapshotter) failed(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures++
+	if time.Since(s.logged) < time.Minute {
+		return
+	}
+	s.log.Warn("book snapshot failed: readers of the book keep the one before", "error", err, "failures", s.failures)
+	s.failures, s.logged = 0, time.Now()
+}
+
+// stop stops the snapshots, if any, and waits for the one being taken.
+func (s *snapshotter) stop() {
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+		s.cancel = nil
+	}
 }
 
 // printSummary writes what a run of a job did.
