@@ -260,16 +260,19 @@ func (b *Book) Snapshot() (time.Time, error) {
 }
 
 // SnapshotEvery takes a snapshot of b, a book open for writing, at once
-// and then every interval, until ctx is done. A snapshot that fails does
-// not stop it: failed, if not nil, is called with the error, and readers
-// keep the snapshot before. Stop it (cancel ctx and wait for it to
+// and then every interval, until ctx is done. After each, taken (if not
+// nil) is called with the snapshot's time and how long it took, or with
+// the error of one that failed: a failure does not stop SnapshotEvery, and
+// readers keep the snapshot before. Stop it (cancel ctx and wait for it to
 // return) before closing b.
-func (b *Book) SnapshotEvery(ctx context.Context, interval time.Duration, failed func(error)) {
+func (b *Book) SnapshotEvery(ctx context.Context, interval time.Duration, taken func(at time.Time, took time.Duration, err error)) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		if _, err := b.Snapshot(); err != nil && failed != nil && ctx.Err() == nil {
-			failed(err)
+		start := time.Now()
+		at, err := b.Snapshot()
+		if taken != nil && ctx.Err() == nil {
+			taken(at, time.Since(start), err)
 		}
 		select {
 		case <-ctx.Done():

@@ -235,7 +235,11 @@ func TestBook_SnapshotEvery(t *testing.T) {
 	var failures []error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		w.SnapshotEvery(ctx, 2*time.Millisecond, func(err error) { failures = append(failures, err) })
+		w.SnapshotEvery(ctx, 2*time.Millisecond, func(_ time.Time, _ time.Duration, err error) {
+			if err != nil {
+				failures = append(failures, err)
+			}
+		})
 	})
 	for {
 		if _, ok, _ := NewestSnapshot(path); ok {

@@ -402,8 +402,17 @@ func (s *snapshotter) start(ctx context.Context, bk *book.Book, interval time.Du
 	s.bk, s.log, s.done = bk, log, make(chan struct{})
 	go func() {
 		defer close(s.done)
-		bk.SnapshotEvery(ctx, interval, s.failed)
+		bk.SnapshotEvery(ctx, interval, s.taken)
 	}()
+}
+
+// taken logs a snapshot at level debug, or its failure.
+func (s *snapshotter) taken(at time.Time, took time.Duration, err error) {
+	if err != nil {
+		s.failed(err)
+		return
+	}
+	s.log.Debug("book snapshot taken", "at", at, "took", took)
 }
 
 // phase takes a snapshot when the job's phase changes: the plan is
@@ -413,9 +422,9 @@ func (s *snapshotter) phase(p book.JobState) {
 		return
 	}
 	if s.last != "" && p != s.last {
-		if _, err := s.bk.Snapshot(); err != nil {
-			s.failed(err)
-		}
+		start := time.Now()
+		at, err := s.bk.Snapshot()
+		s.taken(at, time.Since(start), err)
 	}
 	s.last = p
 }
