@@ -15,42 +15,71 @@ import (
 
 // Loaded is a book read into memory, read-only: the fastest way to look
 // positions up, for seeding solvers (see Loaded.NewOracle). It holds every
-// entry it was loaded with and nothing else, and is safe for concurrent
-// use.
+// entry it was loaded with, score and origin, and nothing else, and is
+// safe for concurrent use.
 //
-// Layout. The entries sit in two parallel arrays sorted by (depth,
-// canonical key), the order of the book's keys: keys []uint64, the
-// canonical keys, and values []byte, each entry's score and origin packed
-// in one byte (packValue). Each depth is a contiguous run of the arrays,
-// with an index of the top bits of its keys: the run's keys, less its
-// smallest, are cut into about one bucket for every loadedBucketKeys
-// entries by their top bits, and the index holds where each bucket starts.
-// A lookup reads the two bucket bounds and binary-searches the few keys
-// between them: a handful of cache lines, against the ~26 of a binary
-// search of a run of millions (BenchmarkLoaded_GetEntry).
+// Layout. The entries sit in two parallel arrays, one contiguous run of
+// them a depth: keys []uint64 and values []byte, an entry's score and
+// origin packed in one byte (packValue). Within a depth the keys are not
+// the canonical keys but their image by mixKey, a bijection that spreads
+// them evenly over the 64 bits, sorted; the top bits of a mixed key are
+// its bucket, and an index of each depth holds where each bucket starts
+// in the run, about one bucket for every loadedBucketKeys entries. A
+// lookup mixes the key, reads two adjacent bounds of the index and scans
+// the few keys between them: two or three cache lines, against about
+// twenty for a binary search of a depth of a million keys. On a book of a
+// million 7x6 positions that is about 9 times as many lookups a second as
+// a Pebble Reader's (docs/benchmarks.md).
 //
-// Cost: 8 bytes of key and 1 of value an entry, and 4 bytes a bucket,
-// about 1 byte an entry (Bytes). Keys are not compressed: a lookup finds
-// one by its position in the array, which a varying-length code would lose.
+// Why mixed: canonical keys are far from even (the top bits are the last
+// column, which the smaller of a position and its mirror keeps nearly
+// empty), so an index of their own top bits puts most of a depth in a few
+// buckets; on the benchmark book a lookup of depth 9 then searched 9,300
+// keys on average, and was no faster than a binary search of the depth
+// (BenchmarkLoaded_binarySearch). Mixed keys fill the buckets evenly.
+//
+// Cost: 8 bytes of key and 1 of value an entry, and 4 bytes a bucket:
+// 0.5 to 1 byte an entry (Bytes). Not done: a mix of the board's KeyBits
+// bits (49 on 7x6) instead of 64, whose mixed keys would need, past the
+// bits their bucket gives, 32 bits or fewer with 2^17 buckets a depth or
+// more: about 5.5 bytes an entry on large books.
 type Loaded struct {
 	board  *solver.Board
-	depth  int // the deepest depth held, -1 if none
-	keys   []uint64
-	values []byte
-	runs   []loadedRun // one per depth, 0..board.Cells()
+	depth  int      // the deepest depth held, -1 if none
+	keys   []uint64 // mixKey of the canonical keys
+	values []byte   // packValue of the values, in the order of keys
+	runs   []loadedRun
 }
 
-// loadedRun is the index of one depth's entries: keys[lo:hi].
+// loadedRun is the index of one depth's entries, keys[lo:hi], sorted.
 type loadedRun struct {
 	lo, hi int
-	min    uint64   // keys[lo], the smallest key of the depth
-	shift  uint     // the bucket of a key is (key-min) >> shift
-	starts []uint32 // bucket b is keys[starts[b]:starts[b+1]]
+	shift  uint     // the bucket of a mixed key h is h >> shift
+	starts []uint32 // bucket b is keys[starts[b]:starts[b+1]]; nil if no entry
 }
 
-// loadedBucketKeys is the mean number of keys a bucket of the index holds,
-// at least; a power of two. With 4, the index costs about a byte an entry.
+// loadedBucketKeys is the mean number of keys a bucket of the index
+// holds, at least, and at most twice that: a power of two.
 const loadedBucketKeys = 4
+
+// mixKey is a bijection of the 64-bit keys that makes any set of keys
+// look random: the finalizer of SplitMix64 (Steele, Lea and Flood,
+// "Fast splittable pseudorandom number generators", 2014). unmixKey is its
+// inverse: each xor-shift undone by xor-shifts, each multiplication by the
+// inverse of its constant modulo 2^64.
+func mixKey(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func unmixKey(x uint64) uint64 {
+	x ^= x>>31 ^ x>>62
+	x *= 0x319642b2d24d8ec3
+	x ^= x>>27 ^ x>>54
+	x *= 0x96de1b173f119089
+	return x ^ x>>30 ^ x>>60
+}
 
 // maxLoaded is the most entries a Loaded holds: the index counts them in
 // uint32.
@@ -128,36 +157,65 @@ func (lb *loadedBuilder) add(e Entry) error {
 	return nil
 }
 
-// done builds the index of each depth and returns the Loaded.
+// done mixes the keys of each depth, sorts them into their buckets and
+// builds the index, and returns the Loaded.
 func (lb *loadedBuilder) done() *Loaded {
 	l := lb.l
 	if cap(l.keys) > len(l.keys)+len(l.keys)/8 {
 		l.keys = slices.Clone(l.keys)
 		l.values = slices.Clone(l.values)
 	}
+	var keys []uint64 // room for the largest depth's
+	var values []byte
 	for d := range l.runs {
 		r := &l.runs[d]
 		n := r.hi - r.lo
 		if n == 0 {
 			continue
 		}
-		keys := l.keys[r.lo:r.hi]
-		r.min = keys[0]
-		// About n/loadedBucketKeys buckets, over the bits in which the
-		// keys of the depth differ.
-		bucketBits := max(0, bits.Len(uint(n))-bits.Len(loadedBucketKeys-1))
-		r.shift = uint(max(0, bits.Len64(keys[n-1]-r.min)-bucketBits))
-		buckets := int((keys[n-1]-r.min)>>r.shift) + 1
-		r.starts = make([]uint32, buckets+1)
-		i := 0
+		// 2^bucketBits buckets, with loadedBucketKeys to twice that keys
+		// each on average.
+		bucketBits := max(0, bits.Len(uint(n))-bits.Len(2*loadedBucketKeys-1))
+		r.shift = uint(64 - bucketBits)
+		r.starts = make([]uint32, 1<<bucketBits+1)
+		// A counting sort by bucket: count, sum, place.
+		keys, values = slices.Grow(keys[:0], n)[:n], slices.Grow(values[:0], n)[:n]
+		for i := r.lo; i < r.hi; i++ {
+			l.keys[i] = mixKey(l.keys[i])
+			r.starts[l.keys[i]>>r.shift]++
+		}
+		next := r.lo
 		for b := range r.starts {
-			for i < n && int((keys[i]-r.min)>>r.shift) < b {
-				i++
-			}
-			r.starts[b] = uint32(r.lo + i)
+			next += int(r.starts[b])
+			r.starts[b] = uint32(next)
+		}
+		// starts[b] is now the end of bucket b (the extra last one: hi). Place
+		// the keys from the last, each at the end of its bucket's free
+		// room: starts[b] ends at the start of bucket b.
+		for i := r.hi - 1; i >= r.lo; i-- {
+			b := l.keys[i] >> r.shift
+			r.starts[b]--
+			j := int(r.starts[b]) - r.lo
+			keys[j], values[j] = l.keys[i], l.values[i]
+		}
+		copy(l.keys[r.lo:r.hi], keys)
+		copy(l.values[r.lo:r.hi], values)
+		for b := range len(r.starts) - 1 {
+			sortBucket(l.keys[r.starts[b]:r.starts[b+1]], l.values[r.starts[b]:r.starts[b+1]])
 		}
 	}
 	return l
+}
+
+// sortBucket sorts the keys of a bucket, and their values with them: an
+// insertion sort, as a bucket holds a few keys.
+func sortBucket(keys []uint64, values []byte) {
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+			values[j], values[j-1] = values[j-1], values[j]
+		}
+	}
 }
 
 // Load reads every entry of an open book into memory, from one snapshot
@@ -252,23 +310,21 @@ func (l *Loaded) Bytes() int64 {
 // whether it is held, as Book.GetEntry. The error is always nil: it is
 // there for the Lookup interface.
 func (l *Loaded) GetEntry(depth int, key uint64) (Value, bool, error) {
-	if depth < 0 || depth >= len(l.runs) {
+	if depth < 0 || depth >= len(l.runs) || l.runs[depth].starts == nil {
 		return Value{}, false, nil
 	}
 	r := &l.runs[depth]
-	if r.starts == nil || key < r.min {
-		return Value{}, false, nil
+	h := mixKey(key)
+	b := h >> r.shift // below len(starts)-1: shift leaves the bucket bits
+	for i, end := r.starts[b], r.starts[b+1]; i < end; i++ {
+		if k := l.keys[i]; k >= h {
+			if k == h {
+				return unpackValue(l.values[i]), true, nil
+			}
+			break
+		}
 	}
-	b := (key - r.min) >> r.shift
-	if b >= uint64(len(r.starts)-1) {
-		return Value{}, false, nil
-	}
-	lo, hi := int(r.starts[b]), int(r.starts[b+1])
-	i, ok := slices.BinarySearch(l.keys[lo:hi], key)
-	if !ok {
-		return Value{}, false, nil
-	}
-	return unpackValue(l.values[lo+i]), true, nil
+	return Value{}, false, nil
 }
 
 // Get returns the value of position p (or of its mirror image) and whether
@@ -280,12 +336,13 @@ func (l *Loaded) Get(p solver.Position) (Value, bool, error) {
 	return l.GetEntry(p.Moves(), p.CanonicalKey())
 }
 
-// Entries returns every entry, in key order.
+// Entries returns every entry, by depth, and within a depth in the order
+// of the loaded form (not of the keys).
 func (l *Loaded) Entries() iter.Seq[Entry] {
 	return func(yield func(Entry) bool) {
 		for d, r := range l.runs {
 			for i := r.lo; i < r.hi; i++ {
-				if !yield(Entry{Depth: d, Key: l.keys[i], Value: unpackValue(l.values[i])}) {
+				if !yield(Entry{Depth: d, Key: unmixKey(l.keys[i]), Value: unpackValue(l.values[i])}) {
 					return
 				}
 			}

@@ -40,6 +40,38 @@ func TestPackValue(t *testing.T) {
 	}
 }
 
+// loadedEntries returns the entries of l in key order.
+func loadedEntries(l *Loaded) []Entry {
+	all := slices.Collect(l.Entries())
+	slices.SortFunc(all, compareEntries)
+	return all
+}
+
+// compareEntries orders entries by depth, then key: the book's order.
+func compareEntries(a, b Entry) int {
+	if a.Depth != b.Depth {
+		return a.Depth - b.Depth
+	}
+	return cmp.Compare(a.Key, b.Key)
+}
+
+// TestMixKey: unmixKey undoes mixKey.
+func TestMixKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for i := range 100000 {
+		x := rng.Uint64()
+		if i < 64 {
+			x = 1 << i
+		}
+		if got := unmixKey(mixKey(x)); got != x {
+			t.Fatalf("unmixKey(mixKey(%#x)) = %#x", x, got)
+		}
+	}
+	if mixKey(0) != 0 || unmixKey(0) != 0 {
+		t.Error("0 is not its own image")
+	}
+}
+
 // TestLoad: a book loaded into memory answers every position as the book
 // does, found or not, and so does the load of its binary export, from a
 // file or a stream.
@@ -58,7 +90,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("%.2f bytes an entry, want 9 to 12", per)
 	}
 	want := bookEntries(t, bk)
-	if got := slices.Collect(l.Entries()); !slices.Equal(got, want) {
+	if got := loadedEntries(l); !slices.Equal(got, want) {
 		t.Fatalf("Entries differ from the book's: %s", firstEntryDiff(got, want))
 	}
 	// Every position of up to 8 stones: held up to 6, not beyond.
@@ -95,7 +127,7 @@ func TestLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := slices.Collect(lb.Entries()); !slices.Equal(got, want) || lb.Depth() != 6 {
+		if got := loadedEntries(lb); !slices.Equal(got, want) || lb.Depth() != 6 {
 			t.Errorf("LoadBinary: %d entries of depth %d, want %d of 6", len(got), lb.Depth(), len(want))
 		}
 	})
@@ -113,7 +145,7 @@ func TestLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := slices.Collect(lb.Entries()); !slices.Equal(got, want) || cap(lb.keys) != len(want) {
+		if got := loadedEntries(lb); !slices.Equal(got, want) || cap(lb.keys) != len(want) {
 			t.Errorf("LoadBinary: %d entries (room for %d), want %d", len(got), cap(lb.keys), len(want))
 		}
 	})
@@ -159,12 +191,7 @@ func TestLoaded_index(t *testing.T) {
 		}
 		entries = append(entries, e)
 	})
-	slices.SortFunc(entries, func(a, b Entry) int {
-		if a.Depth != b.Depth {
-			return a.Depth - b.Depth
-		}
-		return cmp.Compare(a.Key, b.Key)
-	})
+	slices.SortFunc(entries, compareEntries)
 	lb := newLoadedBuilder(solver.Standard, 0)
 	held := map[[2]uint64]Value{}
 	for _, e := range entries {
@@ -174,8 +201,20 @@ func TestLoaded_index(t *testing.T) {
 		held[[2]uint64{uint64(e.Depth), e.Key}] = e.Value
 	}
 	l := lb.done()
-	if r := l.runs[7]; r.hi-r.lo < 10000 || len(r.starts) < 1000 {
+	r := l.runs[7]
+	if r.hi-r.lo < 10000 || len(r.starts) < 1000 {
 		t.Fatalf("depth 7: %d entries, %d buckets: want a large index", r.hi-r.lo, len(r.starts))
+	}
+	// The mixed keys fill the buckets evenly: a few keys each.
+	var most uint32
+	for b := range len(r.starts) - 1 {
+		most = max(most, r.starts[b+1]-r.starts[b])
+	}
+	if n, buckets := r.hi-r.lo, len(r.starts)-1; n < loadedBucketKeys*buckets || n >= 2*loadedBucketKeys*buckets || most > 32 {
+		t.Errorf("depth 7: %d keys in %d buckets, at most %d in one", n, buckets, most)
+	}
+	if !slices.IsSorted(l.keys[r.lo:r.hi]) {
+		t.Error("depth 7: the mixed keys are not sorted")
 	}
 	check := func(depth int, key uint64) {
 		want, wok := held[[2]uint64{uint64(depth), key}]
