@@ -29,10 +29,10 @@ import (
 //	+------------------+---------+-------+--------+-------+------------------+
 //	 0x89 "C4BOOK" 0x0A                                       20 bytes in all
 //
-//	magic:   binaryMagic. As in PNG's, the first byte is not ASCII (a text
-//	         export never starts so: "book import" tells the formats apart
-//	         by it, and a transfer that strips the high bit breaks it), and
-//	         the line feed catches a transfer that rewrites line ends.
+//	magic:   binaryMagic. As in PNG's, the first byte is not ASCII: no
+//	         text export starts with it, so "book import" tells the formats
+//	         apart by it, and a transfer that strips the high bit spoils
+//	         it; the line feed is spoilt by one that rewrites line ends.
 //	version: binaryVersion (1). A file of a later version is refused with
 //	         ErrNewerFormat; 0 is invalid.
 //	width, height: the board, as the book record's (meta.go).
@@ -65,15 +65,18 @@ import (
 // job records say how the book was made, not what it holds.) The fields
 // are whole bytes, not packed bits, so that any language reads them with
 // no bit arithmetic: packing score and origin into one byte would save one
-// byte of eleven, and a general-purpose compressor saves more.
+// byte of eleven, and a general-purpose compressor saves more (zstd -19:
+// 1.4 bytes an entry on a real book, docs/benchmarks.md).
 //
 // A reader checks every field: the magic, the version, the board, that the
 // header's depth fits the board; then for each record its depth, that its
 // key is a canonical position of that depth, the score range, the origin
 // and the order; at the end, that the last depth is the header's and that
-// nothing follows the last record. A file that is cut short or damaged is
-// reported with the index of the first bad record and its byte offset
-// (BinaryError), never read as a wrong score.
+// nothing follows the last record. A file that is cut short, or damaged
+// so that a field breaks these rules, is reported with the index of the
+// first bad record and its byte offset (BinaryError). The format has no
+// checksum: a score changed into another possible one is read as it is.
+// Copy the file with a checksum (or compressed) where that matters.
 
 // Binary file layout constants; see the diagrams above.
 const (
