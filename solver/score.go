@@ -50,6 +50,20 @@ func Outcome(score int) int {
 	return 0
 }
 
+// PliesToEnd returns how many moves (of both players) the game lasts from
+// a position with moves stones whose score is score, both sides playing
+// perfectly: to the winner's four, or to the full board for a draw. It
+// inverts winWithStone and lossWithStone.
+func (b *Board) PliesToEnd(moves, score int) int {
+	switch {
+	case score > 0: // the winner's n-th stone: 2n-1 moves
+		return 2*((b.Cells()+3-moves-2*score)/2) - 1
+	case score < 0: // the opponent's n-th stone: 2n moves
+		return 2 * ((b.Cells() + 2 - moves + 2*score) / 2)
+	}
+	return b.Cells() - moves
+}
+
 // MaxScore and MinScore bound the score of every position of every board:
 // a board has fewer than 64 cells, and a win with the next stone scores
 // half the empty cells, rounded up.

@@ -48,3 +48,35 @@ func TestBoard_scores(t *testing.T) {
 		}
 	}
 }
+
+// TestBoard_PliesToEnd checks PliesToEnd against the scores of wins and
+// losses with each stone, on boards of both parities of cells.
+func TestBoard_PliesToEnd(t *testing.T) {
+	for _, size := range [][2]int{{7, 6}, {5, 4}, {3, 3}} {
+		b, err := NewBoard(size[0], size[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for moves := 0; moves < b.Cells(); moves++ {
+			for n := 1; 2*n-1 <= b.Cells()-moves; n++ {
+				if got := b.PliesToEnd(moves, b.winWithStone(moves, n)); got != 2*n-1 {
+					t.Errorf("%v, %d stones: a win with stone %d ends in %d moves, want %d", b, moves, n, got, 2*n-1)
+				}
+				if 2*n > b.Cells()-moves {
+					continue
+				}
+				if got := b.PliesToEnd(moves, b.lossWithStone(moves, n)); got != 2*n {
+					t.Errorf("%v, %d stones: a loss to stone %d ends in %d moves, want %d", b, moves, n, got, 2*n)
+				}
+			}
+			if got := b.PliesToEnd(moves, 0); got != b.Cells()-moves {
+				t.Errorf("%v, %d stones: a draw ends in %d moves, want %d", b, moves, got, b.Cells()-moves)
+			}
+		}
+	}
+	// Pons' convention on 7x6: 18 on the empty board is a win with the
+	// first player's 4th stone, the 7th move.
+	if got := Standard.PliesToEnd(0, 18); got != 7 {
+		t.Errorf("PliesToEnd(0, 18) = %d, want 7", got)
+	}
+}

@@ -133,6 +133,6 @@ func newRootCommand(a *app) *cobra.Command {
 
 	root.AddCommand(newSolveCommand(a), newBenchCommand(a), newBookCommand(a))
 	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a))
-	root.AddCommand(newVersionCommand(a))
+	root.AddCommand(newServeCommand(a), newVersionCommand(a))
 	return root
 }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/serve"
+)
+
+const serveLong = `Answer questions about positions from the book over HTTP, read-only:
+a JSON API and a web page to play through the book.
+
+  GET  /v1/position?moves=4453   the position's score, each column's score
+                                 (null where it cannot be played), the best
+                                 columns, where the score came from (book,
+                                 solver or rule) and the book's depth
+  POST /v1/positions             many positions: {"positions": ["4453", ...]}
+  GET  /v1/line?moves=4453       a best line of play to the end of the game
+  GET  /v1/stats                 the book: depth, entries per depth, snapshot
+  GET  /v1/jobs                  the book's jobs (live progress with --nats)
+  GET  /healthz                  "ok"
+  GET  /                         the web page; /jobs.html the jobs' progress
+
+Positions deeper than the book (and those the book does not hold) are
+solved with the book as the solver's oracle, by at most serve.solvers at
+once, each with a table of solver.tt-size; a request that needs more than
+serve.solve-timeout of solving is answered 503, and one whose moves are
+not a position 400 with the message "c4book solve" gives. Solved answers
+are kept (serve.cache-entries). With --solve-timeout 0 nothing is solved:
+what the book cannot answer is 404.
+
+A book that a job is writing is served from its newest snapshot (taken
+every book.snapshot-interval by the job), and the server moves to newer
+snapshots, and to the book itself once the job ends, as they come.
+
+The API is described in docs/serve.md. Ctrl-C stops the server, letting
+requests under way finish.`
+
+const serveExample = `  c4book serve --book c4book.db
+  c4book serve --book 7x6.db --listen :8080 --solve-timeout 10s
+  c4book serve --book 7x6.db --nats nats://coordinator:4222   # with the jobs' live progress`
+
+// newServeCommand builds "c4book serve".
+func newServeCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "serve [--book PATH] [--listen HOST:PORT] [--solve-timeout D] [--nats URL]",
+		Short:   "Answer positions from the book over HTTP: a JSON API and a web page",
+		Long:    serveLong,
+		Example: serveExample,
+		Args:    checkArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			return runServe(cmd, a, cfg)
+		},
+	}
+	f := cmd.Flags()
+	def := config.Default()
+	f.String("book", def.Book.Path, "opening book at `PATH`, a directory (book.path)")
+	bindKey(f, "book", "book.path")
+	f.String("listen", def.Serve.Listen, "`HOST:PORT` to answer HTTP on (serve.listen)")
+	bindKey(f, "listen", "serve.listen")
+	f.Duration("solve-timeout", def.Serve.SolveTimeout, "most solving `D` for one request beyond the book; 0: never solve (serve.solve-timeout)")
+	bindKey(f, "solve-timeout", "serve.solve-timeout")
+	f.Int("solvers", def.Serve.Solvers, "`N` positions solved at once; 0: one per CPU (serve.solvers)")
+	bindKey(f, "solvers", "serve.solvers")
+	f.String("nats", "", "`URL` of the NATS server of the book's jobs, for their live progress (nats.url)")
+	bindKey(f, "nats", "nats.url")
+	addTTSizeFlag(f)
+	addMetricsFlag(f)
+	return cmd
+}
+
+// runServe serves the configured book until cmd's context is done.
+func runServe(cmd *cobra.Command, a *app, cfg config.Config) error {
+	ctx := cmd.Context()
+	out := newConsole(a.stderr, false, newLogStyle(cfg.Log))
+	log := out.logger().With("role", "serve")
+	path := bookPath(cfg)
+
+	// The first open says what is wrong with the book as the book
+	// commands do; later ones (newer snapshots) are the same open.
+	first, err := openBook(cmd, cfg, path, bookReadOnly)
+	if err != nil {
+		return err
+	}
+	board := first.Board()
+	opts := serve.Options{
+		Open: func() (*book.Book, error) {
+			if first != nil {
+				bk := first
+				first = nil
+				return bk, nil
+			}
+			return book.Open(path, &book.Options{ReadOnly: true, Board: board,
+				CacheBytes: int64(cfg.Book.CacheSize)})
+		},
+		SolveTimeout: cfg.Serve.SolveTimeout,
+		CacheEntries: cfg.Serve.CacheEntries,
+		Solvers:      cfg.Serve.Solvers,
+		TableBytes:   int64(cfg.Solver.TTSize),
+		Log:          log,
+	}
+	if cfg.NATS.URL != "" {
+		conn, err := connect(ctx, cfg, "c4book serve", out.quietLogger().With("role", "nats"))
+		if err != nil {
+			first.Close()
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			return err
+		}
+		defer conn.Close()
+		opts.Jobs = func(ctx context.Context) ([]queue.JobStatus, error) { return conn.Jobs(ctx) }
+	}
+	srv, err := serve.New(opts)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	metrics, err := startMetrics(cfg.Metrics.Listen, log, srv.Metrics().Collectors()...)
+	if err != nil {
+		return err
+	}
+	defer metrics.close()
+
+	ln, err := net.Listen("tcp", cfg.Serve.Listen)
+	if err != nil {
+		return fmt.Errorf("serve.listen: %w", err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: 2 * time.Minute, ErrorLog: nil}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	fmt.Fprintf(a.stderr, "Serving %v on http://%s/ (Ctrl-C to stop).\n", srv, ln.Addr())
+
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		hs.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,275 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/queue"
+)
+
+// The API (docs/serve.md):
+//
+//	GET  /v1/position?moves=4453   one Answer
+//	POST /v1/positions             {"positions": ["4453", "44"]} -> {"positions": [Answer or Failure, ...]}
+//	GET  /v1/line?moves=4453       the best line from the position to the end of the game
+//	GET  /v1/stats                 the book served: path, depth, snapshot, entries per depth
+//	GET  /v1/jobs                  the jobs of the book, live from NATS when the server knows it
+//	GET  /healthz                  "ok" while the book is open
+//
+// Errors are JSON objects {"error": "..."} with status 400 (moves that are
+// not a position, a malformed batch), 404 (beyond the book, when the
+// server does not solve), 503 (solving would take longer than
+// serve.solve-timeout) or 500 (the book could not be read).
+
+// Failure is the element of a batch answer for a position that has no
+// Answer: its moves, the error and the HTTP status it would have had alone.
+type Failure struct {
+	Moves  string `json:"moves"`
+	Error  string `json:"error"`
+	Status int    `json:"status"`
+}
+
+// maxBatchBytes bounds the body of POST /v1/positions: MaxBatch positions
+// of a full 9x6 board, with room to spare.
+const maxBatchBytes = 1 << 20
+
+// handlePosition answers GET /v1/position?moves=MOVES.
+func (s *Server) handlePosition(w http.ResponseWriter, r *http.Request) {
+	a, err := s.Position(r.Context(), r.URL.Query().Get("moves"))
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	s.metrics.answers.WithLabelValues(a.Source).Inc()
+	writeJSON(w, http.StatusOK, a)
+}
+
+// handlePositions answers POST /v1/positions: each position alone, in
+// order, all within one serve.solve-timeout.
+func (s *Server) handlePositions(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Positions []string `json:"positions"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBatchBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		s.writeError(w, &badInputError{fmt.Errorf("the body is not a JSON object {\"positions\": [\"4453\", ...]}: %w", err)})
+		return
+	}
+	if len(req.Positions) > MaxBatch {
+		s.writeError(w, &badInputError{fmt.Errorf("%d positions in one request: at most %d", len(req.Positions), MaxBatch)})
+		return
+	}
+	ctx := r.Context()
+	if s.opts.SolveTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.SolveTimeout)
+		defer cancel()
+	}
+	out := make([]any, len(req.Positions))
+	for i, moves := range req.Positions {
+		a, err := s.Position(ctx, moves)
+		if err != nil {
+			status, msg := s.errorStatus(err)
+			out[i] = Failure{Moves: moves, Error: msg, Status: status}
+			continue
+		}
+		s.metrics.answers.WithLabelValues(a.Source).Inc()
+		out[i] = a
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"positions": out})
+}
+
+// Line is the answer of GET /v1/line: a best line of play from a position,
+// each move a best column of the position it is played in.
+type Line struct {
+	Moves string `json:"moves"` // the position
+	Score int    `json:"score"` // its score, for the player to move
+	Line  string `json:"line"`  // the columns played from it, 1-based digits
+	// Complete is false when serve.solve-timeout ran out before the end of
+	// the game: Line is then its beginning.
+	Complete bool `json:"complete"`
+}
+
+// handleLine answers GET /v1/line?moves=MOVES.
+func (s *Server) handleLine(w http.ResponseWriter, r *http.Request) {
+	moves := r.URL.Query().Get("moves")
+	ctx := r.Context()
+	if s.opts.SolveTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.SolveTimeout)
+		defer cancel()
+	}
+	a, err := s.Position(ctx, moves)
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	l := Line{Moves: a.Moves, Score: a.Score, Complete: true}
+	for cur := a; cur.Over == ""; {
+		l.Line += strconv.Itoa(cur.Best[0])
+		if cur, err = s.Position(ctx, a.Moves+l.Line); err != nil {
+			if status, _ := s.errorStatus(err); status != http.StatusServiceUnavailable && status != http.StatusNotFound {
+				s.writeError(w, err)
+				return
+			}
+			l.Line, l.Complete = l.Line[:len(l.Line)-1], false
+			break
+		}
+	}
+	writeJSON(w, http.StatusOK, l)
+}
+
+// Stats is the answer of GET /v1/stats.
+type Stats struct {
+	Path  string `json:"path"`
+	Board string `json:"board"` // "7x6"
+	Depth int    `json:"depth"` // deepest positions held, -1 for none
+	// Snapshot is when the snapshot served was taken, while a job writes
+	// the book; null when the book itself is served.
+	Snapshot *time.Time `json:"snapshot"`
+	// Counting is true while the entries are being counted (Entries and
+	// ByDepth are then empty): a big book takes a while to read.
+	Counting     bool          `json:"counting"`
+	Entries      int64         `json:"entries"`
+	ByDepth      map[int]int64 `json:"by_depth,omitempty"`
+	Solving      bool          `json:"solving"`       // positions beyond the book are solved
+	SolveTimeout string        `json:"solve_timeout"` // serve.solve-timeout
+	Cached       int           `json:"cached"`        // answers of the solver kept
+}
+
+// handleStats answers GET /v1/stats.
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
+	src := s.acquire()
+	if src == nil {
+		s.writeError(w, errClosed)
+		return
+	}
+	defer src.release()
+	st := Stats{Path: src.book.Path(), Board: s.board.String(), Depth: src.depth,
+		Solving: s.opts.SolveTimeout > 0, SolveTimeout: s.opts.SolveTimeout.String(), Cached: s.cache.len()}
+	if !src.snapshot.IsZero() {
+		t := src.snapshot
+		st.Snapshot = &t
+	}
+	select {
+	case <-src.stats:
+		if src.statsErr != nil {
+			s.writeError(w, src.statsErr)
+			return
+		}
+		st.Entries, st.ByDepth = src.bookStats.Entries, map[int]int64{}
+		for _, d := range src.bookStats.Depths {
+			st.ByDepth[d.Depth] = d.Entries
+		}
+	default:
+		st.Counting = true
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// JobView is one job of GET /v1/jobs: its record in the book and, when
+// the server reaches the book's NATS server, its live status.
+type JobView struct {
+	Record *book.Job        `json:"record,omitempty"`
+	Live   *queue.JobStatus `json:"live,omitempty"`
+}
+
+// handleJobs answers GET /v1/jobs: {"jobs": [...], "live": bool, "error": "..."}.
+func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request) {
+	src := s.acquire()
+	if src == nil {
+		s.writeError(w, errClosed)
+		return
+	}
+	defer src.release()
+	records, err := src.book.Jobs()
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	views := map[string]*JobView{}
+	var order []string
+	for i := range records {
+		views[records[i].ID] = &JobView{Record: &records[i]}
+		order = append(order, records[i].ID)
+	}
+	resp := map[string]any{"live": false}
+	if s.opts.Jobs != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		live, err := s.opts.Jobs(ctx)
+		cancel()
+		if err != nil {
+			resp["error"] = "the job status on NATS could not be read: " + err.Error()
+		} else {
+			resp["live"] = true
+			for i := range live {
+				v, ok := views[live[i].JobID]
+				if !ok {
+					v = &JobView{}
+					views[live[i].JobID] = v
+					order = append(order, live[i].JobID)
+				}
+				v.Live = &live[i]
+			}
+		}
+	}
+	jobs := make([]*JobView, 0, len(order))
+	for _, id := range order {
+		jobs = append(jobs, views[id])
+	}
+	resp["jobs"] = jobs
+	if !src.snapshot.IsZero() {
+		resp["snapshot"] = src.snapshot
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// handleHealth answers GET /healthz: "ok" while the server has a book.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	src := s.acquire()
+	if src == nil {
+		http.Error(w, "closed", http.StatusServiceUnavailable)
+		return
+	}
+	src.release()
+	fmt.Fprintln(w, "ok")
+}
+
+// errorStatus returns the HTTP status and the message of err.
+func (s *Server) errorStatus(err error) (int, string) {
+	var bad *badInputError
+	switch {
+	case errors.As(err, &bad):
+		return http.StatusBadRequest, err.Error()
+	case errors.Is(err, errBeyondBook):
+		return http.StatusNotFound, err.Error()
+	case errors.Is(err, errTimeout):
+		return http.StatusServiceUnavailable, fmt.Sprintf("%s (%v): try again later, or ask a server with a longer serve.solve-timeout", errTimeout, s.opts.SolveTimeout)
+	case errors.Is(err, errClosed):
+		return http.StatusServiceUnavailable, err.Error()
+	}
+	s.log.Error("answering a request", "error", err)
+	return http.StatusInternalServerError, "the book could not be read: " + err.Error()
+}
+
+// writeError writes err as a JSON error with its status.
+func (s *Server) writeError(w http.ResponseWriter, err error) {
+	status, msg := s.errorStatus(err)
+	s.metrics.failures.WithLabelValues(strconv.Itoa(status)).Inc()
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// writeJSON writes v as the JSON body of a response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,357 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/solver"
+)
+
+// testBook writes, in a new book of board b, the exact score of every
+// position with at most depth stones whose game is not over, solved by the
+// real solver, and returns its path.
+func testBook(t testing.TB, b *solver.Board, depth int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "book")
+	bk, err := book.Open(path, &book.Options{Create: true, Board: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := solver.New(b, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint64]bool{}
+	var entries []book.Entry
+	var walk func(p solver.Position)
+	walk = func(p solver.Position) {
+		if gameOver(&p) != "" || seen[p.Key()] {
+			return
+		}
+		seen[p.Key()] = true
+		entries = append(entries, book.EntryOf(p, book.Value{Score: s.Solve(p), Origin: book.OriginSolved}))
+		if p.Moves() == depth {
+			return
+		}
+		for _, c := range p.Children() {
+			walk(c)
+		}
+	}
+	root, _ := b.Parse("")
+	walk(root)
+	if err := bk.PutBatch(entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := bk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// openReadOnly returns an Options.Open of the book at path.
+func openReadOnly(path string) func() (*book.Book, error) {
+	return func() (*book.Book, error) { return book.Open(path, &book.Options{ReadOnly: true}) }
+}
+
+// newTestServer serves the book at path with opts over httptest.
+func newTestServer(t testing.TB, path string, opts Options) (*Server, *httptest.Server) {
+	t.Helper()
+	opts.Open = openReadOnly(path)
+	if opts.TableBytes == 0 {
+		opts.TableBytes = 1 << 20
+	}
+	if opts.Solvers == 0 {
+		opts.Solvers = 2
+	}
+	srv, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		ts.Close()
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return srv, ts
+}
+
+// getJSON GETs url and decodes the JSON body into v, returning the status.
+func getJSON(t testing.TB, url string, v any) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("GET %s: Content-Type %q, body %s", url, ct, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v in %s", url, err, body)
+	}
+	return resp.StatusCode
+}
+
+// board54 is the 5x4 board, whose positions the solver solves at once.
+func board54(t testing.TB) *solver.Board {
+	b, err := solver.NewBoard(5, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestServer_position checks answers inside and beyond the book against
+// the solver, for every position of a small board up to one stone past
+// the book's depth.
+func TestServer_position(t *testing.T) {
+	b := board54(t)
+	_, ts := newTestServer(t, testBook(t, b, 4), Options{SolveTimeout: 10 * time.Second, CacheEntries: 100})
+	s, _ := solver.New(b, 1<<20)
+	seen := map[uint64]bool{}
+	var walk func(p solver.Position, moves string)
+	walk = func(p solver.Position, moves string) {
+		if seen[p.Key()] {
+			return
+		}
+		seen[p.Key()] = true
+		var a Answer
+		if st := getJSON(t, ts.URL+"/v1/position?moves="+moves, &a); st != http.StatusOK {
+			t.Fatalf("%q: status %d", moves, st)
+		}
+		if a.Moves != moves || a.Stones != p.Moves() || a.ToMove != 1+p.Moves()%2 || a.BookDepth != 4 {
+			t.Fatalf("%q: answer %+v", moves, a)
+		}
+		if over := gameOver(&p); over != "" {
+			if a.Over != over || a.Source != "rule" || len(a.Best) != 0 {
+				t.Fatalf("%q: game over answered %+v", moves, a)
+			}
+			return
+		}
+		if want := s.Solve(p); a.Score != want {
+			t.Fatalf("%q: score %d, the solver says %d", moves, a.Score, want)
+		}
+		wantSource := "book"
+		if p.Moves() > 4 {
+			wantSource = "solver"
+		}
+		if a.Source != wantSource {
+			t.Errorf("%q: source %q, want %q", moves, a.Source, wantSource)
+		}
+		if a.Outcome != outcome(a.Score) || a.PliesToEnd != b.PliesToEnd(p.Moves(), a.Score) {
+			t.Errorf("%q: outcome %q in %d moves for score %d", moves, a.Outcome, a.PliesToEnd, a.Score)
+		}
+		scores, ok := s.Analyze(p)
+		best := map[int]bool{}
+		for _, col := range a.Best {
+			best[col] = true
+		}
+		for col, c := range a.Columns {
+			if (c != nil) != ok[col] {
+				t.Fatalf("%q column %d: answered %+v, playable %v", moves, col+1, c, ok[col])
+			}
+			if c == nil {
+				continue
+			}
+			if c.Score != scores[col] {
+				t.Errorf("%q column %d: score %d, the solver says %d", moves, col+1, c.Score, scores[col])
+			}
+			if best[col+1] != (c.Score == a.Score) {
+				t.Errorf("%q column %d (score %d) best %v, position score %d", moves, col+1, c.Score, best[col+1], a.Score)
+			}
+		}
+		if p.Moves() == 5 {
+			return
+		}
+		for col, c := range p.Children() {
+			walk(c, moves+fmt.Sprint(col+1))
+		}
+	}
+	root, _ := b.Parse("")
+	walk(root, "")
+	t.Logf("%d positions checked", len(seen))
+}
+
+// TestServer_errors checks the status and message of each kind of bad
+// request.
+func TestServer_errors(t *testing.T) {
+	b := board54(t)
+	path := testBook(t, b, 3)
+	_, solving := newTestServer(t, path, Options{SolveTimeout: time.Minute})
+	_, bookOnly := newTestServer(t, path, Options{})
+	_, parseErr := b.Parse("4453x")
+	for _, tc := range []struct {
+		name, url string
+		status    int
+		msg       string
+	}{
+		{"bad moves", solving.URL + "/v1/position?moves=4453x", 400, parseErr.Error()},
+		{"full column", solving.URL + "/v1/position?moves=11111", 400, "full"},
+		{"beyond the book", bookOnly.URL + "/v1/position?moves=11223", 404, "beyond the book"},
+		{"line beyond the book", bookOnly.URL + "/v1/line?moves=11223", 404, "beyond the book"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var body map[string]string
+			if st := getJSON(t, tc.url, &body); st != tc.status || !strings.Contains(body["error"], tc.msg) {
+				t.Errorf("status %d, %q; want %d, %q", st, body["error"], tc.status, tc.msg)
+			}
+		})
+	}
+}
+
+// TestServer_timeout checks that a position too long to solve within
+// serve.solve-timeout gets 503, and that the server still answers after.
+func TestServer_timeout(t *testing.T) {
+	b := solver.Standard
+	path := filepath.Join(t.TempDir(), "book")
+	bk, err := book.Open(path, &book.Options{Create: true, Board: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bk.Close()
+	_, ts := newTestServer(t, path, Options{SolveTimeout: 50 * time.Millisecond, Solvers: 1})
+	var body map[string]string
+	if st := getJSON(t, ts.URL+"/v1/position?moves=", &body); st != 503 || !strings.Contains(body["error"], "serve.solve-timeout") {
+		t.Errorf("empty 7x6 board in 50ms: status %d, %q", st, body["error"])
+	}
+	var a Answer
+	// A position of Pons' Test_L3_R1, 37 stones: solved at once.
+	if st := getJSON(t, ts.URL+"/v1/position?moves=2252576253462244111563365343671351441", &a); st != 200 || a.Source != "solver" {
+		t.Errorf("late position: status %d, %+v", st, a)
+	}
+}
+
+// TestServer_batch checks POST /v1/positions: answers and failures in
+// order, and the limits of a batch.
+func TestServer_batch(t *testing.T) {
+	b := board54(t)
+	_, ts := newTestServer(t, testBook(t, b, 4), Options{})
+	post := func(body string) (int, map[string][]json.RawMessage) {
+		resp, err := http.Post(ts.URL+"/v1/positions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string][]json.RawMessage
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	st, out := post(`{"positions": ["", "33", "9", "11223"]}`)
+	if st != 200 || len(out["positions"]) != 4 {
+		t.Fatalf("status %d, %v", st, out)
+	}
+	var a Answer
+	json.Unmarshal(out["positions"][1], &a)
+	if a.Moves != "33" || a.Source != "book" {
+		t.Errorf("33: %+v", a)
+	}
+	for i, want := range map[int]int{2: 400, 3: 404} {
+		var f Failure
+		json.Unmarshal(out["positions"][i], &f)
+		if f.Status != want || f.Error == "" {
+			t.Errorf("element %d: %+v, want status %d", i, f, want)
+		}
+	}
+	many := `{"positions": [` + strings.Repeat(`"1",`, MaxBatch) + `"1"]}`
+	for _, body := range []string{`{"positions": "33"}`, `not json`, `{"moves": []}`, many} {
+		if st, _ := post(body); st != 400 {
+			t.Errorf("%.40s: status %d, want 400", body, st)
+		}
+	}
+}
+
+// TestServer_line checks that the best line is played to the end of the
+// game, each move keeping the score.
+func TestServer_line(t *testing.T) {
+	b := board54(t)
+	_, ts := newTestServer(t, testBook(t, b, 4), Options{SolveTimeout: time.Minute})
+	var l Line
+	if st := getJSON(t, ts.URL+"/v1/line?moves=3", &l); st != 200 || !l.Complete {
+		t.Fatalf("status %d, %+v", st, l)
+	}
+	p, err := b.Parse("3" + l.Line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gameOver(&p) == "" {
+		t.Fatalf("line %q does not end the game", l.Line)
+	}
+	if got := b.PliesToEnd(1, l.Score); got != len(l.Line) {
+		t.Errorf("line %q of %d moves; score %d says %d", l.Line, len(l.Line), l.Score, got)
+	}
+}
+
+// TestServer_statsAndHealth checks /v1/stats once counted, and /healthz.
+func TestServer_statsAndHealth(t *testing.T) {
+	b := board54(t)
+	_, ts := newTestServer(t, testBook(t, b, 3), Options{})
+	var st Stats
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		getJSON(t, ts.URL+"/v1/stats", &st)
+		if !st.Counting || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st.Board != "5x4" || st.Depth != 3 || st.Counting || st.Entries == 0 || st.ByDepth[0] != 1 || st.Snapshot != nil {
+		t.Errorf("stats %+v", st)
+	}
+	resp, err := http.Get(ts.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Equal(body, []byte("ok\n")) {
+		t.Errorf("healthz: %d %q", resp.StatusCode, body)
+	}
+}
+
+// TestServer_cache checks that a solved answer is kept, and answered again
+// without the solver.
+func TestServer_cache(t *testing.T) {
+	b := board54(t)
+	srv, err := New(Options{Open: openReadOnly(testBook(t, b, 2)), SolveTimeout: time.Minute, CacheEntries: 2, TableBytes: 1 << 20, Solvers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	for _, moves := range []string{"123", "1234", "12345", "123"} {
+		if _, err := srv.Position(ctx, moves); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.cache.len(); n != 2 {
+		t.Errorf("cache of 2 holds %d", n)
+	}
+	if srv.cache.get(mustKey(t, b, "12345")) == nil || srv.cache.get(mustKey(t, b, "1234")) != nil {
+		t.Error("the least recently used answer was not the one dropped")
+	}
+	a, err := srv.Position(ctx, "12345")
+	if err != nil || a.Moves != "12345" {
+		t.Errorf("cached answer: %+v, %v", a, err)
+	}
+}
+
+// mustKey returns the key of the position moves.
+func mustKey(t testing.TB, b *solver.Board, moves string) uint64 {
+	p, err := b.Parse(moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Key()
+}

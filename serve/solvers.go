@@ -1,0 +1,107 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/solver"
+)
+
+// errTimeout marks an answer that needed more solving than
+// serve.solve-timeout allows (HTTP 503).
+var errTimeout = errors.New("solving takes longer than serve.solve-timeout allows")
+
+// pooledSolver is a solver of the pool with the oracle of the source it
+// was last used with. Its table stays warm from one question to the next.
+type pooledSolver struct {
+	s   *solver.Solver
+	o   *book.Oracle
+	src *source // the source o reads, held by the solver; nil before first use
+}
+
+// solverPool lends solvers to requests that need one: at most as many
+// positions are solved at once as there are solvers; a request waits for
+// one until its deadline.
+type solverPool struct {
+	free chan *pooledSolver
+}
+
+// newSolverPool makes n solvers of board b, each with a table of
+// tableBytes.
+func newSolverPool(b *solver.Board, n int, tableBytes int64) (*solverPool, error) {
+	p := &solverPool{free: make(chan *pooledSolver, n)}
+	for range n {
+		s, err := solver.New(b, tableBytes)
+		if err != nil {
+			p.close()
+			return nil, fmt.Errorf("solver.tt-size: %w", err)
+		}
+		p.free <- &pooledSolver{s: s}
+	}
+	return p, nil
+}
+
+// get takes a solver, waiting for one until ctx ends, and points its
+// oracle at src.
+func (p *solverPool) get(ctx context.Context, src *source) (*pooledSolver, error) {
+	var sv *pooledSolver
+	select {
+	case sv = <-p.free:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: every solver is busy", errTimeout)
+	}
+	if sv.src == src {
+		return sv, nil
+	}
+	if err := sv.detach(); err != nil {
+		p.free <- sv
+		return nil, err
+	}
+	o, err := src.book.NewOracle()
+	if err == nil {
+		err = o.Attach(sv.s)
+	}
+	if err != nil || !src.tryAcquire() {
+		if o != nil {
+			o.Close()
+		}
+		p.free <- sv
+		if err == nil {
+			err = errors.New("the book was closed")
+		}
+		return nil, err
+	}
+	// The table's entries stay true: every book of a board holds exact
+	// scores, so a newer snapshot does not make them wrong.
+	sv.o, sv.src = o, src
+	return sv, nil
+}
+
+// put gives sv back.
+func (p *solverPool) put(sv *pooledSolver) { p.free <- sv }
+
+// detach closes sv's oracle and lets go of its source.
+func (sv *pooledSolver) detach() error {
+	if sv.src == nil {
+		return nil
+	}
+	sv.s.SetOracle(nil, 0)
+	err := sv.o.Close()
+	sv.src.release()
+	sv.o, sv.src = nil, nil
+	return err
+}
+
+// close detaches every solver; none may be in use.
+func (p *solverPool) close() {
+	for {
+		select {
+		case sv := <-p.free:
+			sv.detach()
+		default:
+			return
+		}
+	}
+}
