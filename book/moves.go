@@ -68,23 +68,24 @@ func (b *Book) MoveScores(p solver.Position, s *solver.Solver) ([]MoveScore, err
 // game of p is over or col cannot be played. Unlike MoveScores it never
 // solves: the caller decides what to do about a missing child.
 func (b *Book) MoveScore(p solver.Position, col int) (MoveScore, bool, error) {
-	return b.playableScore(b, p, col)
+	return playableScore(b.board, b, p, col)
 }
 
 // MoveScore is Book.MoveScore, looking the child up with r.
 func (r *Reader) MoveScore(p solver.Position, col int) (MoveScore, bool, error) {
-	return r.book.playableScore(r, p, col)
+	return playableScore(r.book.board, r, p, col)
 }
 
-// entryGetter looks up entries: a Book or a Reader.
-type entryGetter interface {
-	GetEntry(depth int, key uint64) (Value, bool, error)
+// MoveScore is Book.MoveScore, looking the child up in l.
+func (l *Loaded) MoveScore(p solver.Position, col int) (MoveScore, bool, error) {
+	return playableScore(l.board, l, p, col)
 }
 
-// playableScore is MoveScore with the lookups made by g.
-func (b *Book) playableScore(g entryGetter, p solver.Position, col int) (MoveScore, bool, error) {
-	if err := b.checkBoard(p.Board()); err != nil {
-		return MoveScore{}, false, err
+// playableScore is MoveScore of a book of board, with the lookups made by
+// g.
+func playableScore(board *solver.Board, g Lookup, p solver.Position, col int) (MoveScore, bool, error) {
+	if !board.Equal(p.Board()) {
+		return MoveScore{}, false, fmt.Errorf("%w: position of board %v in a book of %v", ErrBoardMismatch, p.Board(), board)
 	}
 	if (p.Moves() > 0 && p.LastMoveWon()) || p.IsFull() {
 		return MoveScore{}, false, fmt.Errorf("move score: the game is over\n%v", p)
@@ -92,13 +93,13 @@ func (b *Book) playableScore(g entryGetter, p solver.Position, col int) (MoveSco
 	if !p.CanPlay(col) {
 		return MoveScore{}, false, fmt.Errorf("move score: column %d cannot be played\n%v", col+1, p)
 	}
-	return b.childScore(g, p, col)
+	return childScore(g, p, col)
 }
 
 // moveScore returns the score of playing the playable column col of p,
 // a position whose game is not over, from the book, the rules or s.
 func (b *Book) moveScore(p solver.Position, col int, s *solver.Solver) (MoveScore, error) {
-	m, found, err := b.childScore(b, p, col)
+	m, found, err := childScore(b, p, col)
 	if err != nil || found {
 		return m, err
 	}
@@ -114,9 +115,9 @@ func (b *Book) moveScore(p solver.Position, col int, s *solver.Solver) (MoveScor
 // childScore returns the score of playing the playable column col of p, a
 // position whose game is not over, from the rules or the book (looked up
 // with g), and false if the child is not in the book.
-func (b *Book) childScore(g entryGetter, p solver.Position, col int) (MoveScore, bool, error) {
+func childScore(g Lookup, p solver.Position, col int) (MoveScore, bool, error) {
 	if p.IsWinningMove(col) {
-		return MoveScore{Col: col, Score: b.board.WinNowScore(p.Moves()), From: FromRule}, true, nil
+		return MoveScore{Col: col, Score: p.Board().WinNowScore(p.Moves()), From: FromRule}, true, nil
 	}
 	child := p
 	child.Play(col)

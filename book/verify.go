@@ -196,7 +196,7 @@ func (b *Book) childrenScore(p solver.Position) (int, bool, error) {
 	}
 	best, seen := 0, false
 	for col := range p.Children() {
-		m, found, err := b.childScore(b, p, col)
+		m, found, err := childScore(b, p, col)
 		switch {
 		case errors.Is(err, ErrCorrupt): // a bad record or file
 			return 0, false, nil

@@ -84,7 +84,12 @@ func (s *Server) answer(ctx context.Context, src *source, moves string, p solver
 	}
 
 	// The position's own score, if the book holds it.
-	v, own, err := src.book.GetEntry(p.Moves(), p.CanonicalKey())
+	l, done, err := src.lookup()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	v, own, err := l.GetEntry(p.Moves(), p.CanonicalKey())
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +101,7 @@ func (s *Server) answer(ctx context.Context, src *source, moves string, p solver
 	// solver.
 	var missing []int
 	for col := range p.Children() {
-		m, found, err := src.book.MoveScore(p, col)
+		m, found, err := l.MoveScore(p, col)
 		if err != nil {
 			return nil, err
 		}

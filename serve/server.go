@@ -27,6 +27,9 @@ type Options struct {
 	// SolveTimeout bounds the solving of one request; 0 answers positions
 	// beyond the book with 404 instead of solving them.
 	SolveTimeout time.Duration
+	// Load reads the whole book into memory (book.Load), for the fastest
+	// lookups; otherwise they go to Pebble.
+	Load         bool
 	CacheEntries int   // answers from the solver kept; 0: none
 	Solvers      int   // positions solved at once; 0: one per CPU
 	TableBytes   int64 // table of each solver; 0: solver.DefaultTableBytes
@@ -78,7 +81,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := newSource(bk, time.Now())
+	src, err := newSource(bk, opts.Load, time.Now())
 	if err != nil {
 		bk.Close()
 		return nil, err
@@ -169,7 +172,7 @@ func (s *Server) Reload() error {
 	if isSnapshot && !t.After(cur.snapshot) {
 		return bk.Close()
 	}
-	src, err := newSource(bk, time.Now())
+	src, err := newSource(bk, s.opts.Load, time.Now())
 	if err != nil {
 		bk.Close()
 		return err

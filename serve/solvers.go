@@ -59,7 +59,7 @@ func (p *solverPool) get(ctx context.Context, src *source) (*pooledSolver, error
 		p.free <- sv
 		return nil, err
 	}
-	o, err := src.book.NewOracle()
+	o, err := src.newOracle()
 	if err == nil {
 		err = o.Attach(sv.s)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/solver"
 )
 
 // source is one open state of the book being served: the book itself, or
@@ -15,8 +16,10 @@ import (
 // replaced source closes it.
 type source struct {
 	book     *book.Book
-	depth    int       // deepest depth held, -1 for an empty book
-	snapshot time.Time // when the snapshot was taken; zero for the book itself
+	loaded   *book.Loaded      // the book in memory, if the server loads it
+	readers  chan *book.Reader // idle readers of book, when not loaded
+	depth    int               // deepest depth held, -1 for an empty book
+	snapshot time.Time         // when the snapshot was taken; zero for the book itself
 	opened   time.Time
 
 	// refs counts the server's own hold (while current) and one per user;
@@ -29,13 +32,31 @@ type source struct {
 	statsErr  error
 }
 
-// newSource returns a source of bk, held once by its server.
-func newSource(bk *book.Book, now time.Time) (*source, error) {
+// lookup is what answers read: entries and the scores of moves, of the
+// book in memory or through a Pebble reader.
+type lookup interface {
+	GetEntry(depth int, key uint64) (book.Value, bool, error)
+	MoveScore(p solver.Position, col int) (book.MoveScore, bool, error)
+}
+
+// maxIdleReaders bounds the readers a source keeps for the next requests:
+// a reader sets up a Pebble iterator, which costs more than a lookup.
+const maxIdleReaders = 64
+
+// newSource returns a source of bk, held once by its server; with load,
+// the book is read into memory first.
+func newSource(bk *book.Book, load bool, now time.Time) (*source, error) {
 	_, hi, ok, err := bk.DepthRange()
 	if err != nil {
 		return nil, err
 	}
-	src := &source{book: bk, depth: -1, opened: now, stats: make(chan struct{})}
+	src := &source{book: bk, depth: -1, opened: now, stats: make(chan struct{}),
+		readers: make(chan *book.Reader, maxIdleReaders)}
+	if load {
+		if src.loaded, err = book.Load(bk); err != nil {
+			return nil, err
+		}
+	}
 	if ok {
 		src.depth = hi
 	}
@@ -59,11 +80,53 @@ func (src *source) tryAcquire() bool {
 	}
 }
 
-// release lets go of src; the last release closes its book.
+// release lets go of src; the last release closes its readers and its
+// book.
 func (src *source) release() {
-	if src.refs.Add(-1) == 0 {
-		src.book.Close()
+	if src.refs.Add(-1) != 0 {
+		return
 	}
+	for {
+		select {
+		case r := <-src.readers:
+			r.Close()
+		default:
+			src.book.Close()
+			return
+		}
+	}
+}
+
+// lookup returns what to read src with, and the function that gives it
+// back. The caller holds src.
+func (src *source) lookup() (lookup, func(), error) {
+	if src.loaded != nil {
+		return src.loaded, func() {}, nil
+	}
+	var r *book.Reader
+	select {
+	case r = <-src.readers:
+	default:
+		var err error
+		if r, err = src.book.NewReader(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, func() {
+		select {
+		case src.readers <- r:
+		default:
+			r.Close()
+		}
+	}, nil
+}
+
+// newOracle returns an oracle of src for one solver.
+func (src *source) newOracle() (*book.Oracle, error) {
+	if src.loaded != nil {
+		return src.loaded.NewOracle(), nil
+	}
+	return src.book.NewOracle()
 }
 
 // countStats counts the book's entries once, in the background: a big
