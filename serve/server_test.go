@@ -27,7 +27,18 @@ func testBook(t testing.TB, b *solver.Board, depth int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := solver.New(b, 1<<20)
+	fillBook(t, bk, 0, depth)
+	if err := bk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fillBook writes in bk the exact score of every position with from to
+// depth stones whose game is not over.
+func fillBook(t testing.TB, bk *book.Book, from, depth int) {
+	t.Helper()
+	s, err := solver.New(bk.Board(), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +50,9 @@ func testBook(t testing.TB, b *solver.Board, depth int) string {
 			return
 		}
 		seen[p.Key()] = true
-		entries = append(entries, book.EntryOf(p, book.Value{Score: s.Solve(p), Origin: book.OriginSolved}))
+		if p.Moves() >= from {
+			entries = append(entries, book.EntryOf(p, book.Value{Score: s.Solve(p), Origin: book.OriginSolved}))
+		}
 		if p.Moves() == depth {
 			return
 		}
@@ -47,15 +60,11 @@ func testBook(t testing.TB, b *solver.Board, depth int) string {
 			walk(c)
 		}
 	}
-	root, _ := b.Parse("")
+	root, _ := bk.Board().Parse("")
 	walk(root)
 	if err := bk.PutBatch(entries); err != nil {
 		t.Fatal(err)
 	}
-	if err := bk.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // openReadOnly returns an Options.Open of the book at path.
@@ -354,4 +363,54 @@ func mustKey(t testing.TB, b *solver.Board, moves string) uint64 {
 		t.Fatal(err)
 	}
 	return p.Key()
+}
+
+// TestServer_followsSnapshots serves a book that is being written, from its
+// snapshots: a newer snapshot replaces the one served, and the book itself
+// once its writer closes it.
+func TestServer_followsSnapshots(t *testing.T) {
+	b := board54(t)
+	path := filepath.Join(t.TempDir(), "book")
+	w, err := book.Open(path, &book.Options{Create: true, Board: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	fillBook(t, w, 0, 2)
+	if _, err := w.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, path, Options{ReloadEvery: 5 * time.Millisecond})
+	stats := func() Stats {
+		var st Stats
+		getJSON(t, ts.URL+"/v1/stats", &st)
+		return st
+	}
+	if st := stats(); st.Snapshot == nil || st.Depth != 2 {
+		t.Fatalf("a book being written: stats %+v, want its snapshot of depth 2", st)
+	}
+	waitFor := func(what string, ok func(Stats) bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for st := stats(); !ok(st); st = stats() {
+			if time.Now().After(deadline) {
+				t.Fatalf("waiting for %s: stats %+v", what, st)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	fillBook(t, w, 3, 3)
+	if _, err := w.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the newer snapshot", func(st Stats) bool { return st.Snapshot != nil && st.Depth == 3 })
+	var a Answer
+	if st := getJSON(t, ts.URL+"/v1/position?moves=12", &a); st != 200 || a.Source != "book" {
+		t.Errorf("12 from the newer snapshot: status %d, %+v", st, a)
+	}
+	fillBook(t, w, 4, 4)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the book itself", func(st Stats) bool { return st.Snapshot == nil && st.Depth == 4 })
 }

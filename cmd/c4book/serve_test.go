@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/c4book/c4book/serve"
+)
+
+// getAnswer GETs url and decodes its JSON body into v, returning the
+// status.
+func getAnswer(t *testing.T, url string, v any) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v in %q", url, err, body)
+	}
+	return resp.StatusCode
+}
+
+// TestServe: serve answers from a generated book and, beyond it, from the
+// solver, with the message of "c4book solve" for moves that are not a
+// position; its metrics move; Ctrl-C ends it without an error.
+func TestServe(t *testing.T) {
+	isolateEnv(t)
+	bookPath := filepath.Join(t.TempDir(), "5x4.db")
+	wantOK(t, run(t, "", generateArgs(bookPath, "--depth=6")...))
+
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	cmd := startCommand(t, "serve", "--book", bookPath, "--listen", addr, "--metrics", metricsAddr,
+		"--solve-timeout=1m", "--solvers=1", testTTSize)
+	cmd.stderr.waitLine(t, "Serving book", cmd.done)
+	base := "http://" + addr
+
+	var a serve.Answer
+	if st := getAnswer(t, base+"/v1/position?moves=33", &a); st != 200 || a.Source != "book" || a.BookDepth != 6 {
+		t.Errorf("33: status %d, %+v", st, a)
+	}
+	solved := run(t, "", "solve", "--width=5", "--height=4", "1234512345")
+	wantOK(t, solved)
+	if st := getAnswer(t, base+"/v1/position?moves=1234512345", &a); st != 200 || a.Source != "solver" ||
+		strings.TrimSpace(solved.stdout) != "1234512345 "+itoa(a.Score) {
+		t.Errorf("1234512345 beyond the book: status %d, %+v; solve says %q", st, a, solved.stdout)
+	}
+
+	bad := run(t, "", "solve", "--width=5", "--height=4", "3344x")
+	var e map[string]string
+	if st := getAnswer(t, base+"/v1/position?moves=3344x", &e); st != 400 || !strings.Contains(bad.stderr, e["error"]) || e["error"] == "" {
+		t.Errorf("bad moves: status %d, %q; solve said %q", st, e["error"], bad.stderr)
+	}
+
+	mfs, err := scrape(metricsAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := metricValue(mfs, "c4book_serve_requests_total", "path", "/v1/position", "code", "200")
+	getAnswer(t, base+"/v1/position?moves=3", &a)
+	mfs, err = scrape(metricsAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := metricValue(mfs, "c4book_serve_requests_total", "path", "/v1/position", "code", "200")
+	if before < 2 || after != before+1 {
+		t.Errorf("c4book_serve_requests_total{/v1/position,200}: %v then %v after one more request", before, after)
+	}
+	if n, _ := metricValue(mfs, "c4book_serve_solved_total"); n < 1 {
+		t.Errorf("c4book_serve_solved_total = %v after a position beyond the book", n)
+	}
+
+	cmd.cancel()
+	if r := cmd.wait(); r.err != nil {
+		t.Errorf("Ctrl-C: %v\n%s", r.err, r.stderr)
+	}
+}
