@@ -11,8 +11,9 @@
 // The byte layout of keys and values is in format.go, the metadata record
 // and the job records in meta.go. Beyond Get and Put the package gives
 // the best moves of a position (moves.go), statistics (stats.go), text
-// import and export (text.go), Pons' .book format (pons.go) and a checker
-// of a book's consistency (verify.go).
+// import and export (text.go), Pons' .book format (pons.go), a checker
+// of a book's consistency (verify.go), and the snapshots a writer leaves
+// for readers of a book being written (snapshot.go).
 //
 // A Book is safe for concurrent use by several goroutines.
 package book
