@@ -135,7 +135,8 @@ type Stats struct {
 	// the book; null when the book itself is served.
 	Snapshot *time.Time `json:"snapshot"`
 	// Counting is true while the entries are being counted (Entries and
-	// ByDepth are then empty): a big book takes a while to read.
+	// ByDepth are then empty): they are counted when first asked for, and
+	// a big book takes a while to read.
 	Counting     bool          `json:"counting"`
 	Entries      int64         `json:"entries"`
 	ByDepth      map[int]int64 `json:"by_depth,omitempty"`
@@ -158,6 +159,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		t := src.snapshot
 		st.Snapshot = &t
 	}
+	src.countStats()
 	select {
 	case <-src.stats:
 		if src.statsErr != nil {
@@ -266,10 +268,18 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	writeJSON(w, status, map[string]string{"error": msg})
 }
 
-// writeJSON writes v as the JSON body of a response with status.
+// writeJSON writes v as the JSON body of a response with status, in one
+// write with its length (not chunked: one system call for most answers).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+	body, err := json.Marshal(v)
+	if err != nil { // the API's types always marshal
+		status, body = http.StatusInternalServerError, []byte(`{"error":"encoding the answer: `+err.Error()+`"}`)
+	}
+	body = append(body, '\n')
+	h := w.Header()
+	h["Content-Type"] = []string{"application/json"}
+	h["Cache-Control"] = []string{"no-store"}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	w.Write(body)
 }

@@ -95,7 +95,6 @@ func New(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	src.countStats()
 	s.stopped.Add(1)
 	go s.reloadLoop()
 	return s, nil
@@ -182,7 +181,6 @@ func (s *Server) Reload() error {
 		return nil
 	}
 	cur.release()
-	src.countStats()
 	s.metrics.reloads.Inc()
 	if isSnapshot {
 		s.log.Info("serving a newer snapshot of the book", "taken", t.Format(time.RFC3339), "depth", src.depth)

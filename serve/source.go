@@ -129,8 +129,9 @@ func (src *source) newOracle() (*book.Oracle, error) {
 	return src.book.NewOracle()
 }
 
-// countStats counts the book's entries once, in the background: a big
-// book takes a while to read.
+// countStats counts the book's entries once, in the background, when they
+// are first asked for: a big book takes a while to read (a second or two
+// for three million entries), which a server should not spend unasked.
 func (src *source) countStats() {
 	src.statsOnce.Do(func() {
 		if !src.tryAcquire() {
