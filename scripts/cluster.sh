@@ -95,12 +95,13 @@ echo "nats-server: $nats_server ($("$nats_server" --version))" >&2
 
 c4book=$(find_c4book "$repo")
 
-# The token is in the server's config file and the environment of the
-# c4book processes, never on a command line.
+# The server runs with the project's shipped config, which takes its values
+# from the environment: the token is in the environment of nats-server and
+# of the c4book processes, never on a command line.
 token=$(new_token)
 [ -n "$port" ] || port=$(free_port)
-write_nats_conf "$tmp/nats.conf" "$port" "$tmp/store" "$token"
-start_nats_server "$nats_server" "$tmp/nats.conf" "$tmp/nats-server.log" || exit 2
+C4BOOK_NATS_HOST=127.0.0.1 C4BOOK_NATS_PORT=$port C4BOOK_NATS_STORE=$tmp/store C4BOOK_NATS_TOKEN=$token \
+	start_nats_server "$nats_server" "$repo/scripts/nats-server.conf" "$tmp/nats-server.log" || exit 2
 url=nats://127.0.0.1:$port
 echo "nats-server with JetStream on $url (store $tmp/store)" >&2
 

@@ -55,8 +55,9 @@ free_port() {
 	die "no free port found"
 }
 
-# new_token prints a random token of 32 hex digits.
-new_token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
+# new_token prints a random token: "t" and 32 hex digits (a letter first,
+# as scripts/nats-server.conf needs).
+new_token() { printf 't%s' "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"; }
 
 # write_nats_conf FILE PORT STORE TOKEN [HTTP_PORT] writes the config of a
 # nats-server listening on 127.0.0.1:PORT with JetStream in STORE and the
