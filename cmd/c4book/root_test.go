@@ -44,7 +44,7 @@ func TestRun_usageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"slove"}, `unknown command "slove" (did you mean solve?)`},
+		{[]string{"slove"}, `unknown command "slove" (did you mean solve or serve?)`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"solve", "--nope"}, "unknown flag: --nope"},
 		{[]string{"bench", "--limit", "many", "f"}, `invalid argument "many"`},
