@@ -296,19 +296,10 @@ func (r *BinaryReader) next1() (Entry, error) {
 }
 
 // checkPosition returns an error if key is not the canonical key of a
-// position of depth stones of board b. It is Book.entryPosition without a
-// book.
+// position of depth stones of board b (keyPosition).
 func checkPosition(b *solver.Board, depth int, key uint64) error {
-	p, err := b.PositionFromKey(key)
-	switch {
-	case err != nil:
-		return fmt.Errorf("depth %d: %w", depth, err)
-	case p.Moves() != depth:
-		return fmt.Errorf("depth %d key %#x: the key has %d stones", depth, key, p.Moves())
-	case p.CanonicalKey() != key:
-		return fmt.Errorf("depth %d key %#x: not canonical, the mirror key %#x is smaller", depth, key, p.CanonicalKey())
-	}
-	return nil
+	_, err := keyPosition(b, depth, key)
+	return err
 }
 
 // ExportBinary writes the entries of depths minDepth..maxDepth as a binary
