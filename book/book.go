@@ -134,6 +134,7 @@ type Book struct {
 	readOnly bool
 	snapshot time.Time  // of the snapshot read, zero for the book itself
 	snapMu   sync.Mutex // serialises Snapshot, and Close after it
+	workerMu sync.Mutex // serialises AddWorker and RemoveWorker
 	closed   atomic.Bool
 }
 

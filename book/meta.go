@@ -21,6 +21,8 @@ import (
 //	+------+------+---------------------+
 //	| 0xFF | 'T'  | len, id, index      |   the tasks of a job (tasks.go)
 //	+------+------+---------------------+
+//	| 0xFF | 'W'  | name (1..64 B)      |   one record per registered worker
+//	+------+------+---------------------+   (workers.go)
 //
 // The book record says what the book is. Its first byte is the book format
 // version, at that place in every version; version 1 has three bytes:
@@ -38,6 +40,24 @@ import (
 // solved, derived, tasks, task_size, runs, created, updated, message).
 // Readers ignore fields they do not know, so fields can be added without a
 // new version.
+//
+// A worker record has the same shape: a version byte (workerVersion, 1)
+// followed by the worker as a JSON object with the fields of Worker:
+//
+//	 byte 0          1 ...
+//	+---------------+----------------------------------------------------+
+//	| workerVersion | {"name":..,"public_key":..,"number":..,"added":..,  |
+//	| 1             |  "removed":..}  (JSON, fields of Worker)           |
+//	+---------------+----------------------------------------------------+
+//
+//	name:       the key's name part, again; 1..64 bytes of ASCII letters,
+//	            digits, '-' and '_' (one NATS subject token).
+//	public_key: the worker's NATS nkey user public key ("U" and 55 more
+//	            base32 characters); the seed stays on the worker's machine.
+//	number:     1, 2, ... in the order of registration, never reused.
+//	removed:    when the worker was removed; absent while it is active. A
+//	            removed worker's record stays, so that its name and number
+//	            are never given to another.
 
 // FormatVersion is the book format version this package writes and the
 // newest it reads.
@@ -50,8 +70,10 @@ const (
 	// 'T' was the kind of the task records of a job's plan, before plans
 	// moved to files beside the book: books written then may hold some,
 	// which nothing reads.
+	kindWorker    = 'W'
 	bookRecordLen = 3
 	jobVersion    = 1
+	workerVersion = 1
 	maxJobIDLen   = 255
 )
 

@@ -112,6 +112,9 @@ func (c *Config) Validate() error {
 	if c.NATS.Password != "" && c.NATS.User == "" {
 		bad("nats.password", "is set but nats.user is empty: a password needs a user")
 	}
+	if c.NATS.NKey != "" && c.NATS.Creds != "" {
+		bad("nats.nkey", "is set together with nats.creds: a worker authenticates with its key file or a credentials file, not both")
+	}
 	if c.NATS.Token != "" && c.NATS.User != "" {
 		bad("nats.token", "is set together with nats.user: authenticate with a token or a user, not both")
 	}

@@ -548,9 +548,24 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			again = append(again, index)
 		}
 		needed := j.tasks.needed(index) || index < j.tasks.Len() && j.tasks.failed[index] && !j.tasks.done[index]
-		if j.quarantined[r.WorkerID] {
+		// Who sent it: the worker its subject names, which the server let
+		// publish there (workers with keys may use their own subject only);
+		// the result's own claim only on the per-job subject of older
+		// workers.
+		sender := r.WorkerID
+		if m.Publisher != "" {
+			sender = m.Publisher
+		}
+		if j.quarantined[sender] {
 			j.summary.Ignored++
-			j.log.Debug("result of a quarantined worker ignored", "worker", r.WorkerID, "task", r.TaskID)
+			j.log.Debug("result of a quarantined worker ignored", "worker", sender, "task", r.TaskID)
+			j.term(m)
+			continue
+		}
+		if sender != r.WorkerID {
+			// A result claiming another worker's name is forged, and counts
+			// against its real sender.
+			j.reject(sender, r.TaskID, fmt.Errorf("forged: published by %s, claims to be %s's", sender, r.WorkerID))
 			j.term(m)
 			continue
 		}

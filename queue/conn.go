@@ -29,6 +29,10 @@ type Options struct {
 	Name string
 	// Creds is a credentials file (JWT and NKey seed), nats.creds.
 	Creds string
+	// NKey is a worker key file (WriteWorkerKey), nats.nkey: the worker
+	// signs the server's challenge with it, and its replies come on its
+	// own inbox (WorkerInbox), which is all its permissions let it read.
+	NKey string
 	// Token is an authentication token, nats.token.
 	Token string
 	// User and Password authenticate by name, nats.user and nats.password.
@@ -202,6 +206,16 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 		}),
 	}
 	switch {
+	case o.NKey != "":
+		k, err := ReadWorkerKey(o.NKey)
+		if err != nil {
+			return nil, err
+		}
+		nk, err := nats.NkeyOptionFromSeed(o.NKey)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrKeyFile, o.NKey, err)
+		}
+		opts = append(opts, nk, nats.CustomInboxPrefix(WorkerInbox(k.Name)))
 	case o.Creds != "":
 		opts = append(opts, nats.UserCredentials(o.Creds))
 	case o.Token != "":
@@ -277,7 +291,7 @@ func connectError(o Options, err error) error {
 	var badHost x509.HostnameError
 	switch {
 	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired), errors.Is(err, nats.ErrAuthRevoked):
-		return fmt.Errorf("%w: check nats.token / nats.user / nats.creds (connecting to %s)", ErrAuth, url)
+		return fmt.Errorf("%w: check nats.token / nats.user / nats.creds / nats.nkey (connecting to %s)", ErrAuth, url)
 	case errors.As(err, &unknownCA), errors.As(err, &badHost):
 		return fmt.Errorf("queue: connect to %s: TLS: %w (check nats.tls.ca and the server's certificate)", url, err)
 	case strings.Contains(err.Error(), "certificate required"):

@@ -3,12 +3,12 @@ package queue
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// PublishResult publishes r on the result stream with message id
+// PublishResult publishes r on the result stream, on the subject of its
+// job and worker (WorkerResultSubject), with message id
 // "<job>/<task>/<worker>", so that publishing it again within
 // DuplicateWindow stores it once. Passing failures (a lost connection, a
 // lost ack) are retried until ctx is done. An invalid result publishes
@@ -21,7 +21,7 @@ func (c *Conn) PublishResult(ctx context.Context, r Result) error {
 	if _, err := c.stream(ctx, ResultStream); err != nil {
 		return err
 	}
-	return c.publish(ctx, newMsg(ResultSubject(r.JobID), r.WorkerID, data), resultMsgID(r.JobID, r.TaskID, r.WorkerID))
+	return c.publish(ctx, newMsg(WorkerResultSubject(r.JobID, r.WorkerID), r.WorkerID, data), resultMsgID(r.JobID, r.TaskID, r.WorkerID))
 }
 
 // ResultSource hands the results of one job to the coordinator, from the
@@ -41,14 +41,14 @@ func (c *Conn) Results(ctx context.Context, job string) (*ResultSource, error) {
 		return nil, fmt.Errorf("queue: results: %w", err)
 	}
 	cons, err := c.js.CreateOrUpdateConsumer(ctx, ResultStream, jetstream.ConsumerConfig{
-		Durable:       ResultConsumer(job),
-		Description:   "c4book: results of job " + job + " for the coordinator",
-		FilterSubject: ResultSubject(job),
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       resultAckWait,
-		MaxDeliver:    -1,
-		MaxAckPending: resultMaxAckPending,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
+		Durable:        ResultConsumer(job),
+		Description:    "c4book: results of job " + job + " for the coordinator",
+		FilterSubjects: []string{ResultSubject(job), ResultSubject(job) + ".*"},
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        resultAckWait,
+		MaxDeliver:     -1,
+		MaxAckPending:  resultMaxAckPending,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
 	})
 	if err != nil {
 		return nil, c.notReady("create consumer "+ResultConsumer(job), err)
@@ -113,8 +113,9 @@ func (s *ResultSource) decode(m jetstream.Msg) (*ResultMsg, *DecodeError) {
 	}
 	err := rm.Result.UnmarshalBinary(m.Data())
 	if err == nil {
-		if job, ok := strings.CutPrefix(m.Subject(), resultSubjectPrefix); !ok || job != rm.Result.JobID {
-			err = malformed("result %s/%d published on %s, not on %s", rm.Result.JobID, rm.Result.TaskID, m.Subject(), ResultSubject(rm.Result.JobID))
+		var ok bool
+		if rm.Publisher, ok = subjectWorker(m.Subject(), rm.Result.JobID); !ok {
+			err = malformed("result %s/%d published on %s, not on a subject of its job (%s)", rm.Result.JobID, rm.Result.TaskID, m.Subject(), WorkerResultSubject(rm.Result.JobID, rm.Result.WorkerID))
 		}
 	}
 	if err != nil {
@@ -134,6 +135,12 @@ type ResultMsg struct {
 	Result    Result
 	Seq       uint64 // stream sequence of the result
 	Delivered uint64 // deliveries of this result, this one included
+	// Publisher is the worker the result's subject names
+	// (WorkerResultSubject), "" on the per-job subject of older workers.
+	// The server lets a worker with a key publish on its own subject only,
+	// so this, not Result.WorkerID, is who sent the result: a result whose
+	// WorkerID differs from it is forged.
+	Publisher string
 
 	reply Replier
 }

@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 )
 
 // ServerOptions configures an embedded NATS server with JetStream.
@@ -39,6 +41,15 @@ type ServerOptions struct {
 	// free one (see MonitorAddr). Empty means none. The default value is
 	// "".
 	Monitor string
+	// Workers, when not nil, turns on keys (see auth.go): each worker
+	// connects with its nkey and gets WorkerPermissions, and the
+	// coordinator's in-process connections use a key made for this server
+	// alone, with every right. Token, user and password, if set, still
+	// grant every right: they are the operator's, not the workers'. A
+	// listening server with workers needs no other credentials. Change the
+	// workers of a running server with SetWorkers. The default value (nil)
+	// has no keys.
+	Workers []WorkerKey
 	// AllowNoAuth lets a listening server accept clients without
 	// credentials. For tests only. The default value is false.
 	AllowNoAuth bool
@@ -58,6 +69,11 @@ type Server struct {
 	ns   *server.Server
 	opts ServerOptions
 	host string // host of Listen as given; "" when not listening
+
+	sopts *server.Options // as started, for SetWorkers
+	coord nkeys.KeyPair   // the coordinator's key, when ServerOptions.Workers is not nil
+
+	workersMu sync.Mutex
 }
 
 // StartServer starts an embedded server and waits until it accepts
@@ -67,6 +83,15 @@ func StartServer(o ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var coord nkeys.KeyPair
+	if o.Workers != nil {
+		if coord, err = nkeys.CreateUser(); err != nil {
+			return nil, fmt.Errorf("queue: embedded server: the coordinator's key: %w", err)
+		}
+		pub, _ := coord.PublicKey()
+		sopts.Nkeys = nkeyUsers(o.Workers, pub)
+	}
+	saved := sopts.Clone()
 	ns, err := server.NewServer(sopts)
 	if err != nil {
 		return nil, fmt.Errorf("queue: embedded server: %w", err)
@@ -89,7 +114,26 @@ func StartServer(o ServerOptions) (*Server, error) {
 		ns.WaitForShutdown()
 		return nil, fmt.Errorf("queue: embedded server started without JetStream (store %s)", o.StoreDir)
 	}
-	return &Server{ns: ns, opts: o, host: host}, nil
+	return &Server{ns: ns, opts: o, host: host, sopts: saved, coord: coord}, nil
+}
+
+// SetWorkers replaces the workers the server accepts (ServerOptions.Workers
+// must have been set): a worker added may connect at once; the
+// connections of a worker removed are closed, and it is refused when it
+// tries to connect again. The server's other clients are not disturbed.
+func (s *Server) SetWorkers(workers []WorkerKey) error {
+	if s.coord == nil {
+		return fmt.Errorf("%w: SetWorkers on a server started without workers (ServerOptions.Workers)", ErrInvalidOptions)
+	}
+	s.workersMu.Lock()
+	defer s.workersMu.Unlock()
+	pub, _ := s.coord.PublicKey()
+	o := s.sopts.Clone()
+	o.Nkeys = nkeyUsers(workers, pub)
+	if err := s.ns.ReloadOptions(o); err != nil {
+		return fmt.Errorf("queue: embedded server: reload its workers: %w", err)
+	}
+	return nil
 }
 
 // MonitorAddr returns the HOST:PORT of the monitoring endpoint, or "" if
@@ -156,8 +200,8 @@ func (o ServerOptions) serverOptions() (*server.Options, string, error) {
 	if sopts.Host == "" {
 		sopts.Host = "0.0.0.0"
 	}
-	if o.Token == "" && o.User == "" && o.TLSCA == "" && !o.AllowNoAuth {
-		return nil, "", fmt.Errorf("%w: nats.listen is %q but no credentials are configured: set nats.token, or nats.user and nats.password (or client certificates with nats.tls.ca)", ErrNoAuth, o.Listen)
+	if o.Token == "" && o.User == "" && o.TLSCA == "" && len(o.Workers) == 0 && !o.AllowNoAuth {
+		return nil, "", fmt.Errorf("%w: nats.listen is %q but no credentials are configured: set nats.token, or nats.user and nats.password (or client certificates with nats.tls.ca), or register workers (c4book worker add)", ErrNoAuth, o.Listen)
 	}
 	if o.TLSCert != "" {
 		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{
@@ -217,9 +261,16 @@ func (s *Server) Connect(name string) (*Conn, error) {
 // (the server's credentials are used, and in-process traffic needs no
 // TLS).
 func (s *Server) ConnectInProcess(ctx context.Context, o Options) (*Conn, error) {
-	o.URL, o.Creds, o.TLSCert, o.TLSKey, o.TLSCA = "", "", "", "", ""
+	o.URL, o.Creds, o.NKey, o.TLSCert, o.TLSKey, o.TLSCA = "", "", "", "", "", ""
 	o.Token, o.User, o.Password = s.opts.Token, s.opts.User, s.opts.Password
-	return connect(ctx, o, nats.InProcessServer(s.ns))
+	extra := []nats.Option{nats.InProcessServer(s.ns)}
+	if s.coord != nil {
+		// The coordinator's own key, with every right.
+		o.Token, o.User, o.Password = "", "", ""
+		pub, _ := s.coord.PublicKey()
+		extra = append(extra, nats.Nkey(pub, s.coord.Sign))
+	}
+	return connect(ctx, o, extra...)
 }
 
 // Shutdown stops the server and waits until it has stopped. JetStream

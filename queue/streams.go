@@ -129,14 +129,16 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 		},
 		{
 			Name:        ResultStream,
-			Description: "c4book: results (exact scores), one subject per job",
-			Subjects:    []string{resultSubjectPrefix + "*"},
-			Retention:   jetstream.WorkQueuePolicy,
-			Storage:     jetstream.FileStorage,
-			Duplicates:  DuplicateWindow,
-			MaxBytes:    resultStreamMaxBytes,
-			Discard:     jetstream.DiscardNew,
-			Replicas:    max(cfg.Replicas, 1),
+			Description: "c4book: results (exact scores), one subject per job and worker",
+			// "c4book.results.<job>.<worker>", and "c4book.results.<job>"
+			// of workers before per-worker subjects.
+			Subjects:   []string{resultSubjectPrefix + ">"},
+			Retention:  jetstream.WorkQueuePolicy,
+			Storage:    jetstream.FileStorage,
+			Duplicates: DuplicateWindow,
+			MaxBytes:   resultStreamMaxBytes,
+			Discard:    jetstream.DiscardNew,
+			Replicas:   max(cfg.Replicas, 1),
 		},
 	} {
 		s, err := c.js.CreateOrUpdateStream(ctx, sc)

@@ -10,7 +10,7 @@ import (
 // coordinator and its workers: changing one strands the other side.
 const (
 	TaskStream     = "C4BOOK_TASKS"   // stream of tasks, subjects "c4book.tasks.<job>"
-	ResultStream   = "C4BOOK_RESULTS" // stream of results, subjects "c4book.results.<job>"
+	ResultStream   = "C4BOOK_RESULTS" // stream of results, subjects "c4book.results.<job>.<worker>"
 	WorkerConsumer = "c4book-workers" // the durable consumer every worker pulls tasks from
 	StatusBucket   = "c4book-status"  // KV bucket of job and worker status
 
@@ -37,9 +37,40 @@ const (
 // TaskSubject returns the subject of the tasks of job: "c4book.tasks.<job>".
 func TaskSubject(job string) string { return taskSubjectPrefix + job }
 
-// ResultSubject returns the subject of the results of job:
-// "c4book.results.<job>".
+// ResultSubject returns the subject of the results of job as workers
+// before per-worker subjects published them: "c4book.results.<job>". The
+// coordinator still reads it, trusting such a result's own worker id (a
+// worker with a key cannot publish there).
 func ResultSubject(job string) string { return resultSubjectPrefix + job }
+
+// WorkerResultSubject returns the subject on which worker publishes the
+// results of job: "c4book.results.<job>.<worker>", the worker id escaped
+// as in status keys (workerKey), so that it is one subject token. A worker
+// with a key may publish on its own subjects only (WorkerPermissions), so
+// the coordinator takes the worker's identity from the subject.
+func WorkerResultSubject(job, worker string) string {
+	return resultSubjectPrefix + job + "." + escapeID(worker)
+}
+
+// subjectWorker returns the worker a result subject of job names: "" for
+// the per-job subject, the unescaped worker id for a per-worker one; ok is
+// false for any other subject.
+func subjectWorker(subject, job string) (worker string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, resultSubjectPrefix+job)
+	switch {
+	case !ok:
+		return "", false
+	case rest == "":
+		return "", true
+	case rest[0] != '.':
+		return "", false
+	}
+	worker, err := unescapeID(rest[1:])
+	if err != nil || ValidWorkerID(worker) != nil {
+		return "", false
+	}
+	return worker, true
+}
 
 // ResultConsumer returns the name of the durable consumer through which the
 // coordinator reads the results of job: "c4book-coord-<job>".
@@ -110,9 +141,13 @@ func jobKey(job string) string { return jobKeyPrefix + job }
 // byte of the id other than a letter, digit, '-' or '_' written as "=XX"
 // (hex), since KV keys allow few characters: "host-3/1234" is
 // "worker.host-3=2F1234". The encoding is one-to-one.
-func workerKey(id string) string {
+func workerKey(id string) string { return workerKeyPrefix + escapeID(id) }
+
+// escapeID writes every byte of id other than a letter, digit, '-' or '_'
+// as "=XX" (hex, upper case): the result is one subject token and a KV
+// key part.
+func escapeID(id string) string {
 	var b strings.Builder
-	b.WriteString(workerKeyPrefix)
 	for i := 0; i < len(id); i++ {
 		if c := id[i]; isIDByte(c) {
 			b.WriteByte(c)
@@ -121,4 +156,27 @@ func workerKey(id string) string {
 		}
 	}
 	return b.String()
+}
+
+// unescapeID inverts escapeID; it refuses what escapeID never writes, so
+// that one id has one escaped form.
+func unescapeID(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isIDByte(c) {
+			b.WriteByte(c)
+			continue
+		}
+		if c != '=' || i+2 >= len(s) {
+			return "", fmt.Errorf("bad escape in %q", s)
+		}
+		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil || isIDByte(byte(v)) || strings.ToUpper(s[i+1:i+3]) != s[i+1:i+3] {
+			return "", fmt.Errorf("bad escape in %q", s)
+		}
+		b.WriteByte(byte(v))
+		i += 2
+	}
+	return b.String(), nil
 }

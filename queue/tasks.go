@@ -143,8 +143,10 @@ func (c *Conn) RemoveJob(ctx context.Context, job string) error {
 	if err := s.DeleteConsumer(ctx, ResultConsumer(job)); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return c.notReady("delete consumer "+ResultConsumer(job), err)
 	}
-	if err := s.Purge(ctx, jetstream.WithPurgeSubject(ResultSubject(job))); err != nil {
-		return c.notReady("purge results of "+job, err)
+	for _, subject := range []string{ResultSubject(job), ResultSubject(job) + ".*"} {
+		if err := s.Purge(ctx, jetstream.WithPurgeSubject(subject)); err != nil {
+			return c.notReady("purge results of "+job, err)
+		}
 	}
 	return nil
 }

@@ -20,7 +20,11 @@ func jobArgs(command, bookPath string, more ...string) []string {
 
 // workerArgs are the arguments of a worker of the tests joining url.
 func workerArgs(url, id string, more ...string) []string {
-	return append([]string{"worker", "--nats", url, "--concurrency=2", testTTSize, "--id", id}, more...)
+	args := []string{"worker", "--nats", url, "--concurrency=2", testTTSize}
+	if id != "" {
+		args = append(args, "--id", id)
+	}
+	return append(args, more...)
 }
 
 func TestCoordinator_Run(t *testing.T) {

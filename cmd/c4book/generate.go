@@ -139,6 +139,8 @@ type jobRun struct {
 	workers sync.WaitGroup
 	stopWkr context.CancelFunc
 	wkrErr  error
+
+	stopRegistry func() // stops followRegistry, if it runs
 }
 
 // runJob runs the job of cfg (generate.*) as opts says, prints the
@@ -147,8 +149,9 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 	if cfg.NATS.URL != "" && cfg.NATS.Listen != "" {
 		return fmt.Errorf("nats.url (%s) and nats.listen (%s) are both set: use an external server or listen with the embedded one, not both", cfg.NATS.URL, cfg.NATS.Listen)
 	}
-	if cfg.NATS.URL == "" {
-		if err := checkListenAuth(cfg); err != nil {
+	if cfg.NATS.URL == "" && cfg.NATS.Listen != "" && !cfg.NATS.HasAuth() {
+		// Registered workers are authentication too: the book says.
+		if err := checkListenAuth(cfg, bookHasWorkers(cfg.Book.Path)); err != nil {
 			return err
 		}
 	}
@@ -269,16 +272,31 @@ func (r *jobRun) open(ctx context.Context) error {
 	}
 	// The book is opened first: it then holds a Pebble database, and the
 	// server's directory inside it is not mistaken for a stray file.
-	r.server, err = startServer(cfg, r.console.quietLogger().With("role", "nats-server"))
+	var workers []queue.WorkerKey // nil: no keys
+	if cfg.NATS.Listen != "" {
+		if workers, err = activeWorkers(bk); err != nil {
+			return err
+		}
+	}
+	r.server, err = startServer(cfg, workers, r.console.quietLogger().With("role", "nats-server"))
 	if err != nil {
 		return err
+	}
+	if workers != nil {
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		r.stopRegistry = func() { cancel(); <-done }
+		go func() {
+			defer close(done)
+			followRegistry(rctx, bk, r.server, r.log.With("role", "registry"))
+		}()
 	}
 	r.conn, err = r.server.ConnectInProcess(ctx, queue.Options{Name: name})
 	if err != nil {
 		return err
 	}
 	if url := r.server.ClientURL(); url != "" {
-		fmt.Fprintf(r.a.stdout, "NATS server listening: workers connect to %s\nOn each worker machine run:\n\n    %s\n\n", url, workerCommandLine(cfg, url))
+		fmt.Fprintf(r.a.stdout, "NATS server listening: workers connect to %s\nOn each worker machine run:\n\n    %s\n\n", url, workerCommandLine(cfg, url, len(workers) > 0))
 		r.console.extra = r.workerCount
 	}
 	return nil
@@ -362,6 +380,9 @@ func (r *jobRun) stopWorker() {
 func (r *jobRun) close() error {
 	r.metrics.close()
 	r.stopWorker()
+	if r.stopRegistry != nil {
+		r.stopRegistry()
+	}
 	if r.conn != nil {
 		r.conn.Close()
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/queue"
 )
@@ -31,7 +32,7 @@ func storeDir(cfg config.Config) string {
 func natsOptions(cfg config.Config, name string, log *slog.Logger) queue.Options {
 	n := cfg.NATS
 	return queue.Options{
-		URL: n.URL, Name: name, Creds: n.Creds, Token: n.Token, User: n.User, Password: n.Password,
+		URL: n.URL, Name: name, Creds: n.Creds, NKey: n.NKey, Token: n.Token, User: n.User, Password: n.Password,
 		TLSCert: n.TLS.Cert, TLSKey: n.TLS.Key, TLSCA: n.TLS.CA, Logger: log,
 	}
 }
@@ -76,8 +77,11 @@ func connectWaiting(ctx context.Context, cfg config.Config, name string, log, wa
 func connectError(cfg config.Config, err error) error {
 	n := cfg.NATS
 	if errors.Is(err, queue.ErrAuth) {
-		if n.Token == "" && n.User == "" && n.Creds == "" && n.TLS.Cert == "" {
-			return fmt.Errorf("the server at %s needs credentials and none are set: set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password, or nats.creds, to what the server expects: %w", n.URL, err)
+		if n.Token == "" && n.User == "" && n.Creds == "" && n.NKey == "" && n.TLS.Cert == "" {
+			return fmt.Errorf("the server at %s needs credentials and none are set: set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password, or nats.creds, or nats.nkey (a worker's key file), to what the server expects: %w", n.URL, err)
+		}
+		if n.NKey != "" {
+			return fmt.Errorf("the server at %s refused the key of nats.nkey (%s): is the worker registered (c4book worker list on the coordinator's machine), or was it removed? %w", n.URL, n.NKey, err)
 		}
 		return fmt.Errorf("the server at %s refused the credentials: check nats.token, nats.user and nats.password, or nats.creds (%s): %w", n.URL, credentialsSet(n), err)
 	}
@@ -90,7 +94,7 @@ func credentialsSet(n config.NATS) string {
 	var set []string
 	for _, s := range []struct{ key, value string }{
 		{"nats.token", n.Token}, {"nats.user", n.User}, {"nats.password", n.Password},
-		{"nats.creds", n.Creds}, {"nats.tls.cert", n.TLS.Cert},
+		{"nats.creds", n.Creds}, {"nats.nkey", n.NKey}, {"nats.tls.cert", n.TLS.Cert},
 	} {
 		if s.value != "" {
 			set = append(set, s.key)
@@ -106,23 +110,41 @@ func credentialsSet(n config.NATS) string {
 }
 
 // checkListenAuth returns an error if the embedded server would listen on
-// nats.listen without authentication: a token, a user and password, or
-// client certificates.
-func checkListenAuth(cfg config.Config) error {
+// nats.listen without authentication: a token, a user and password,
+// client certificates, or workers registered in the book (registered
+// is their number).
+func checkListenAuth(cfg config.Config, registered int) error {
 	n := cfg.NATS
-	if n.Listen == "" || n.Token != "" || n.User != "" && n.Password != "" || n.TLS.CA != "" && n.TLS.Cert != "" {
+	if n.Listen == "" || n.HasAuth() || registered > 0 {
 		return nil
 	}
 	return fmt.Errorf("refusing to listen on %s without authentication: workers on other machines must prove who they are. "+
-		"Set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password (C4BOOK_NATS_USER, C4BOOK_NATS_PASSWORD), "+
-		"or client certificates (nats.tls.cert, nats.tls.key and nats.tls.ca)", n.Listen)
+		"Register each worker with its own key (c4book worker add NAME --book %s), "+
+		"or set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password (C4BOOK_NATS_USER, C4BOOK_NATS_PASSWORD), "+
+		"or client certificates (nats.tls.cert, nats.tls.key and nats.tls.ca)", n.Listen, cfg.Book.Path)
+}
+
+// bookHasWorkers returns the number of active workers registered in the
+// book at path, 0 if it cannot tell (no book yet).
+func bookHasWorkers(path string) int {
+	bk, err := book.Open(path, &book.Options{ReadOnly: true, CacheBytes: 1 << 20})
+	if err != nil {
+		return 0
+	}
+	defer bk.Close()
+	keys, err := activeWorkers(bk)
+	if err != nil {
+		return 0
+	}
+	return len(keys)
 }
 
 // startServer starts the embedded server with JetStream in storeDir(cfg),
 // listening on nats.listen if set, with the credentials and TLS files of
-// the configuration.
-func startServer(cfg config.Config, log *slog.Logger) (*queue.Server, error) {
-	if err := checkListenAuth(cfg); err != nil {
+// the configuration. workers, if not nil, turns keys on: the registered
+// workers (see queue.ServerOptions.Workers).
+func startServer(cfg config.Config, workers []queue.WorkerKey, log *slog.Logger) (*queue.Server, error) {
+	if err := checkListenAuth(cfg, len(workers)); err != nil {
 		return nil, err
 	}
 	n := cfg.NATS
@@ -130,7 +152,8 @@ func startServer(cfg config.Config, log *slog.Logger) (*queue.Server, error) {
 		StoreDir: storeDir(cfg), Listen: n.Listen, Monitor: n.Monitor,
 		Token: n.Token, User: n.User, Password: n.Password,
 		TLSCert: n.TLS.Cert, TLSKey: n.TLS.Key, TLSCA: n.TLS.CA,
-		Logger: log,
+		Workers: workers,
+		Logger:  log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the embedded NATS server (store %s): %w", storeDir(cfg), err)
@@ -139,12 +162,15 @@ func startServer(cfg config.Config, log *slog.Logger) (*queue.Server, error) {
 }
 
 // workerCommandLine returns the command a worker on another machine runs
-// to join the server at url, configured as cfg. Secrets are not printed:
+// to join the server at url, configured as cfg; keys says that workers
+// are registered (they then use their key file). Secrets are not printed:
 // they appear as placeholders naming the key that holds them here.
-func workerCommandLine(cfg config.Config, url string) string {
+func workerCommandLine(cfg config.Config, url string, keys bool) string {
 	n := cfg.NATS
 	var env []string
 	switch {
+	case keys:
+		env = append(env, "C4BOOK_NATS_NKEY=<its key file, from c4book worker add>")
 	case n.Token != "":
 		env = append(env, "C4BOOK_NATS_TOKEN=<nats.token>")
 	case n.User != "":

@@ -196,7 +196,7 @@ func TestCheckListenAuth(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := config.Default()
 			cfg.NATS = c.nats
-			err := checkListenAuth(cfg)
+			err := checkListenAuth(cfg, 0)
 			if (err == nil) != c.ok {
 				t.Fatalf("got %v, want ok %v", err, c.ok)
 			}
@@ -222,7 +222,7 @@ func TestWorkerCommandLine(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := config.Default()
 			cfg.NATS = c.nats
-			got := workerCommandLine(cfg, "nats://h:4222")
+			got := workerCommandLine(cfg, "nats://h:4222", false)
 			if got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}

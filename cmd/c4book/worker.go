@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/worker"
 )
 
@@ -59,6 +60,18 @@ func newWorkerCommand(a *app) *cobra.Command {
 			if cfg.NATS.URL == "" {
 				return newUsageError(cmd, errors.New("--nats URL (nats.url) is required: the NATS server of the coordinator, such as nats://host:4222"))
 			}
+			if cfg.NATS.NKey != "" {
+				// The key names the worker: the server lets it publish
+				// under that name only.
+				k, err := queue.ReadWorkerKey(cfg.NATS.NKey)
+				if err != nil {
+					return fmt.Errorf("nats.nkey: %w", err)
+				}
+				if id != "" && id != k.Name {
+					return newUsageError(cmd, fmt.Errorf("--id %s: the key file %s is worker %s's, and the server lets it publish under that name only", id, cfg.NATS.NKey, k.Name))
+				}
+				id = k.Name
+			}
 			return runWorker(cmd.Context(), a, cfg, id, idle)
 		},
 	}
@@ -71,7 +84,10 @@ func newWorkerCommand(a *app) *cobra.Command {
 	addTTSizeFlag(f)
 	addMetricsFlag(f)
 	f.DurationVar(&idle, "exit-when-idle", 0, "leave once no task came for this `DURATION` (0: never)")
-	f.StringVar(&id, "id", "", "`NAME` of the worker in results and status (default HOST-PID)")
+	f.StringVar(&id, "id", "", "`NAME` of the worker in results and status (default HOST-PID; with --nkey, the key's name)")
+	f.String("nkey", "", "the worker's key `FILE`, made by c4book worker add (nats.nkey)")
+	bindKey(f, "nkey", "nats.nkey")
+	cmd.AddCommand(newWorkerAddCommand(a), newWorkerRemoveCommand(a), newWorkerListCommand(a))
 	return cmd
 }
 

@@ -1,0 +1,214 @@
+package book
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Worker is a worker machine registered in the book: the jobs of the book
+// accept it by its NATS nkey, and its results by the subject its name
+// gives it (see queue.WorkerPermissions). The record layout is in meta.go.
+type Worker struct {
+	Name      string    `json:"name"`       // ValidWorkerName
+	PublicKey string    `json:"public_key"` // nkey user public key, "U..."
+	Number    uint32    `json:"number"`     // 1, 2, ... in order of registration, never reused
+	Added     time.Time `json:"added"`
+	Removed   time.Time `json:"removed,omitzero"` // zero while the worker is active
+}
+
+// Active reports whether w is registered and not removed.
+func (w Worker) Active() bool { return w.Removed.IsZero() }
+
+// Worker names and keys.
+const (
+	MaxWorkerNameLen = 64
+	publicKeyLen     = 56 // an nkey public key: 'U' and 55 base32 characters
+)
+
+// Errors of the worker registry.
+var (
+	// ErrWorkerExists: a worker of that name (active or removed), or with
+	// that public key, is registered already.
+	ErrWorkerExists = errors.New("worker already registered")
+	// ErrNoWorker: no active worker of that name.
+	ErrNoWorker = errors.New("no such worker")
+)
+
+// ValidWorkerName returns nil if name can name a registered worker: 1 to
+// MaxWorkerNameLen bytes of ASCII letters, digits, '-' and '_', so that it
+// is one NATS subject token and one status key as it is.
+func ValidWorkerName(name string) error {
+	if name == "" || len(name) > MaxWorkerNameLen {
+		return fmt.Errorf("worker name %.20q: must be 1..%d bytes", name, MaxWorkerNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return fmt.Errorf("worker name %q: byte %d (%q) is not a letter, digit, '-' or '_'", name, i, c)
+		}
+	}
+	return nil
+}
+
+// validPublicKey checks the shape of an nkey user public key (the
+// checksum is the nkeys package's business, checked where keys are made).
+func validPublicKey(k string) error {
+	if len(k) != publicKeyLen || k[0] != 'U' {
+		return fmt.Errorf("public key %.12q...: not an nkey user public key ('U' and 55 characters)", k)
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !('A' <= c && c <= 'Z' || '2' <= c && c <= '7') {
+			return fmt.Errorf("public key %.12q...: byte %d is not base32", k, i)
+		}
+	}
+	return nil
+}
+
+// workerKey returns the key of the worker record of name.
+func workerKey(name string) []byte {
+	return append([]byte{metaPrefix, kindWorker}, name...)
+}
+
+// AddWorker registers a worker by name and nkey public key, synced, and
+// returns its record. The error wraps ErrWorkerExists when the name was
+// ever registered (a removed worker's name is not given to another) or
+// the key is another active worker's.
+func (b *Book) AddWorker(name, publicKey string) (Worker, error) {
+	if err := b.check(true); err != nil {
+		return Worker{}, err
+	}
+	if err := ValidWorkerName(name); err != nil {
+		return Worker{}, err
+	}
+	if err := validPublicKey(publicKey); err != nil {
+		return Worker{}, err
+	}
+	b.workerMu.Lock()
+	defer b.workerMu.Unlock()
+	ws, err := b.Workers()
+	if err != nil {
+		return Worker{}, err
+	}
+	var number uint32
+	for _, w := range ws {
+		if w.Name == name {
+			return Worker{}, fmt.Errorf("worker %q: %w (number %d%s)", name, ErrWorkerExists, w.Number, removedNote(w))
+		}
+		if w.PublicKey == publicKey && w.Active() {
+			return Worker{}, fmt.Errorf("public key of %q: %w as %q", name, ErrWorkerExists, w.Name)
+		}
+		number = max(number, w.Number)
+	}
+	w := Worker{Name: name, PublicKey: publicKey, Number: number + 1, Added: time.Now().UTC()}
+	return w, b.putWorker(&w)
+}
+
+// removedNote says " removed <time>" for a removed worker.
+func removedNote(w Worker) string {
+	if w.Active() {
+		return ""
+	}
+	return ", removed " + w.Removed.Format(time.RFC3339)
+}
+
+// RemoveWorker marks the active worker name removed, synced: the jobs of
+// the book stop accepting its key. Its record stays. The error wraps
+// ErrNoWorker when there is no such active worker.
+func (b *Book) RemoveWorker(name string) (Worker, error) {
+	if err := b.check(true); err != nil {
+		return Worker{}, err
+	}
+	b.workerMu.Lock()
+	defer b.workerMu.Unlock()
+	w, ok, err := b.Worker(name)
+	if err != nil {
+		return Worker{}, err
+	}
+	if !ok || !w.Active() {
+		return Worker{}, fmt.Errorf("worker %q: %w", name, ErrNoWorker)
+	}
+	w.Removed = time.Now().UTC()
+	return w, b.putWorker(&w)
+}
+
+// putWorker stores w, synced.
+func (b *Book) putWorker(w *Worker) error {
+	data, err := json.Marshal(w)
+	if err != nil {
+		return err
+	}
+	return b.db.Set(workerKey(w.Name), append([]byte{workerVersion}, data...), pebble.Sync)
+}
+
+// Worker returns the worker record of name, active or removed, and
+// whether the book holds one.
+func (b *Book) Worker(name string) (Worker, bool, error) {
+	if err := b.check(false); err != nil {
+		return Worker{}, false, err
+	}
+	k := workerKey(name)
+	v, closer, err := b.db.Get(k)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return Worker{}, false, nil
+	}
+	if err != nil {
+		return Worker{}, false, readError(err)
+	}
+	defer closer.Close()
+	w, err := decodeWorker(k, v)
+	return w, err == nil, err
+}
+
+// Workers returns every worker record of the book, removed ones included,
+// ordered by number.
+func (b *Book) Workers() ([]Worker, error) {
+	if err := b.check(false); err != nil {
+		return nil, err
+	}
+	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: []byte{metaPrefix, kindWorker}, UpperBound: []byte{metaPrefix, kindWorker + 1}})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var ws []Worker
+	for valid := it.First(); valid; valid = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return nil, readError(err)
+		}
+		w, err := decodeWorker(it.Key(), v)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, w)
+	}
+	if err := it.Error(); err != nil {
+		return nil, readError(err)
+	}
+	slices.SortFunc(ws, func(a, b Worker) int { return int(a.Number) - int(b.Number) })
+	return ws, nil
+}
+
+// decodeWorker decodes the worker record v stored at key k.
+func decodeWorker(k, v []byte) (Worker, error) {
+	if len(v) == 0 || v[0] != workerVersion {
+		return Worker{}, &CorruptError{Key: k, Reason: "worker record: empty or of an unknown version"}
+	}
+	var w Worker
+	if err := json.Unmarshal(v[1:], &w); err != nil {
+		return Worker{}, &CorruptError{Key: k, Reason: "worker record: " + err.Error()}
+	}
+	if len(k) < 2 || string(k[2:]) != w.Name || validPublicKey(w.PublicKey) != nil || w.Number == 0 {
+		return Worker{}, &CorruptError{Key: k, Reason: fmt.Sprintf("worker record of %q: name, key or number wrong", w.Name)}
+	}
+	return w, nil
+}
+
+// IsLocked reports whether err, from Open, says that another process
+// holds the book open for writing (a running job).
+func IsLocked(err error) bool { return isLocked(err) }

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/queue"
+)
+
+const workerAddLong = `Make the key of a new worker machine and register it in the book: the
+coordinator (or generate) of a job on this book, listening with --listen,
+then accepts that worker by its key alone, and lets it do only what a
+worker does (see docs/cluster.md, "Worker keys").
+
+The key file (--out, default NAME.nkey) holds the private half of a NATS
+nkey; it is written with mode 0600 and never overwritten. Copy it to the
+worker's machine only, and run the worker there with
+--nkey FILE (nats.nkey). The book records NAME and the public half.
+
+NAME is 1 to 64 letters, digits, '-' or '_', and is never given twice in
+a book, even after "worker remove". If a job is running on the book, the
+job applies the change within seconds, without stopping.`
+
+const workerRemoveLong = `Remove a registered worker: the jobs on the book refuse its key from
+then on. A job running on the book applies it within seconds: the
+worker's connections are closed and it is refused when it tries to connect
+again; the job goes on with the others. The book keeps the record (the
+name is never given again).`
+
+// newWorkerAddCommand builds "c4book worker add".
+func newWorkerAddCommand(a *app) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:     "add NAME [--book PATH] [--out FILE]",
+		Short:   "Make a worker's key file and register the worker in the book",
+		Long:    workerAddLong,
+		Example: "  c4book worker add lab-3 --book depth12.db --out lab-3.nkey\n  scp lab-3.nkey lab-3:/etc/c4book/worker.nkey",
+		Args:    checkArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			name := args[0]
+			if err := book.ValidWorkerName(name); err != nil {
+				return newUsageError(cmd, err)
+			}
+			if out == "" {
+				out = name + ".nkey"
+			}
+			pub, err := queue.WriteWorkerKey(out, name)
+			if err != nil {
+				return err
+			}
+			w, err := changeRegistry(cmd, cfg, registryChange{op: "add", name: name, key: pub})
+			if err != nil {
+				os.Remove(out) // no use without its registration
+				return err
+			}
+			fmt.Fprintf(a.stdout, "worker %s (number %d) registered in %s\nkey file: %s (mode 0600; copy it to the worker's machine only)\npublic key: %s\n",
+				w.Name, w.Number, cfg.Book.Path, out, w.PublicKey)
+			fmt.Fprintf(a.stdout, "on that machine: c4book worker --nats URL --nkey %s\n", filepath.Base(out))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "write the key to `FILE` (default NAME.nkey); never overwritten")
+	addRegistryFlags(cmd)
+	return cmd
+}
+
+// newWorkerRemoveCommand builds "c4book worker remove".
+func newWorkerRemoveCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "remove NAME [--book PATH]",
+		Short: "Remove a registered worker: its key is refused from then on",
+		Long:  workerRemoveLong,
+		Args:  checkArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			w, err := changeRegistry(cmd, cfg, registryChange{op: "remove", name: args[0]})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "worker %s (number %d) removed from %s\n", w.Name, w.Number, cfg.Book.Path)
+			return nil
+		},
+	}
+	addRegistryFlags(cmd)
+	return cmd
+}
+
+// newWorkerListCommand builds "c4book worker list".
+func newWorkerListCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "list [--book PATH]",
+		Short: "List the workers registered in the book",
+		Args:  checkArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			bk, err := openBook(cmd, cfg, cfg.Book.Path, bookReadOnly)
+			if err != nil {
+				return err
+			}
+			ws, err := bk.Workers()
+			if err != nil {
+				return closeBook(bk, err)
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NUMBER\tNAME\tSTATE\tADDED\tPUBLIC KEY")
+			for _, w := range ws {
+				state := "active"
+				if !w.Active() {
+					state = "removed " + w.Removed.Local().Format(time.DateTime)
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", w.Number, w.Name, state, w.Added.Local().Format(time.DateTime), w.PublicKey)
+			}
+			return closeBook(bk, tw.Flush())
+		},
+	}
+	addRegistryFlags(cmd)
+	return cmd
+}
+
+// addRegistryFlags adds --book to a command of the registry.
+func addRegistryFlags(cmd *cobra.Command) {
+	cmd.Flags().String("book", config.Default().Book.Path, "the book at `PATH` whose jobs the workers serve (book.path)")
+	bindKey(cmd.Flags(), "book", "book.path")
+}
+
+// Changes of the registry while a job runs. A job holds its book open for
+// writing, so no other process may open it: "worker add" and "worker
+// remove" then leave the change as a request file in the directory
+// requestDir of the book, and the job applies it (applyRegistryRequests,
+// every registryPoll), writes the outcome beside it and tells its server.
+// Whoever may write in the book's directory may change its workers, as
+// whoever may open the book may.
+//
+//	<book>/worker-requests/<unix ns>.req   "add NAME PUBKEY" or "remove NAME"
+//	<book>/worker-requests/<unix ns>.ok    the record as applied: "NUMBER NAME PUBKEY"
+//	<book>/worker-requests/<unix ns>.err   why it was refused
+const (
+	requestDir  = "worker-requests"
+	requestWait = 15 * time.Second // how long the command waits for a job to apply its request
+)
+
+// registryPoll is how often a job looks for requests: 2 seconds, shorter
+// in tests.
+var registryPoll = 2 * time.Second
+
+// registryChange is one change of the registry.
+type registryChange struct {
+	op, name, key string
+}
+
+// changeRegistry applies c to the book of cfg, through its running job if
+// one holds it.
+func changeRegistry(cmd *cobra.Command, cfg config.Config, c registryChange) (book.Worker, error) {
+	mode := bookReadWrite
+	if _, err := os.Stat(cfg.Book.Path); c.op == "add" && os.IsNotExist(err) {
+		mode = bookCreate // workers registered before the first job
+	}
+	bk, err := openBook(cmd, cfg, cfg.Book.Path, mode)
+	switch {
+	case book.IsLocked(err):
+		fmt.Fprintf(cmd.ErrOrStderr(), "The book %s is held by a running job: asking the job to %s worker %s.\n", cfg.Book.Path, c.op, c.name)
+		return requestChange(cmd.Context(), cfg.Book.Path, c)
+	case err != nil:
+		return book.Worker{}, err
+	}
+	w, err := applyChange(bk, c)
+	return w, closeBook(bk, err)
+}
+
+// applyChange applies c to bk.
+func applyChange(bk *book.Book, c registryChange) (book.Worker, error) {
+	if c.op == "add" {
+		return bk.AddWorker(c.name, c.key)
+	}
+	return bk.RemoveWorker(c.name)
+}
+
+// requestChange leaves c for the job holding the book at path, and waits
+// for its outcome.
+func requestChange(ctx context.Context, path string, c registryChange) (book.Worker, error) {
+	dir := filepath.Join(path, requestDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return book.Worker{}, err
+	}
+	base := filepath.Join(dir, strconv.FormatInt(time.Now().UnixNano(), 10))
+	line := c.op + " " + c.name
+	if c.key != "" {
+		line += " " + c.key
+	}
+	if err := os.WriteFile(base+".tmp", []byte(line+"\n"), 0o600); err != nil {
+		return book.Worker{}, err
+	}
+	if err := os.Rename(base+".tmp", base+".req"); err != nil {
+		return book.Worker{}, err
+	}
+	deadline := time.Now().Add(requestWait)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(base + ".ok"); err == nil {
+			os.Remove(base + ".ok")
+			f := strings.Fields(string(data))
+			if len(f) != 3 {
+				return book.Worker{}, fmt.Errorf("the job's answer %q is unreadable", data)
+			}
+			n, _ := strconv.ParseUint(f[0], 10, 32)
+			return book.Worker{Number: uint32(n), Name: f[1], PublicKey: f[2]}, nil
+		}
+		if data, err := os.ReadFile(base + ".err"); err == nil {
+			os.Remove(base + ".err")
+			return book.Worker{}, errors.New(strings.TrimSpace(string(data)))
+		}
+		select {
+		case <-ctx.Done():
+			return book.Worker{}, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	// Not taken: withdraw it, unless the job takes it meanwhile.
+	if os.Remove(base+".req") == nil {
+		return book.Worker{}, fmt.Errorf("the process holding the book %s did not apply the change within %v (is it a job of this version?); nothing changed", path, requestWait)
+	}
+	return book.Worker{}, fmt.Errorf("the job took the change but did not answer within %v: see its log and c4book worker list", requestWait)
+}
+
+// applyRegistryRequests applies the requests left for the job on bk (see
+// requestDir) and reports whether the registry changed.
+func applyRegistryRequests(bk *book.Book, log *slog.Logger) bool {
+	dir := filepath.Join(bk.Path(), requestDir)
+	names, _ := filepath.Glob(filepath.Join(dir, "*.req"))
+	slices.Sort(names)
+	changed := false
+	for _, req := range names {
+		data, err := os.ReadFile(req)
+		if err != nil {
+			continue
+		}
+		base := strings.TrimSuffix(req, ".req")
+		var w book.Worker
+		f := strings.Fields(string(data))
+		switch {
+		case len(f) == 3 && f[0] == "add" || len(f) == 2 && f[0] == "remove":
+			c := registryChange{op: f[0], name: f[1]}
+			if len(f) == 3 {
+				c.key = f[2]
+			}
+			w, err = applyChange(bk, c)
+			if err == nil {
+				changed = true
+				log.Info("worker registry changed", "op", c.op, "worker", c.name, "number", w.Number)
+			}
+		default:
+			err = fmt.Errorf("unreadable request %q", data)
+		}
+		if err != nil {
+			_ = os.WriteFile(base+".err", []byte(err.Error()+"\n"), 0o600)
+		} else {
+			_ = os.WriteFile(base+".ok", fmt.Appendf(nil, "%d %s %s\n", w.Number, w.Name, w.PublicKey), 0o600)
+		}
+		os.Remove(req)
+	}
+	return changed
+}
+
+// activeWorkers returns the keys of the active workers of bk.
+func activeWorkers(bk *book.Book) ([]queue.WorkerKey, error) {
+	ws, err := bk.Workers()
+	if err != nil {
+		return nil, err
+	}
+	keys := []queue.WorkerKey{}
+	for _, w := range ws {
+		if w.Active() {
+			keys = append(keys, queue.WorkerKey{Name: w.Name, PublicKey: w.PublicKey})
+		}
+	}
+	return keys, nil
+}
+
+// followRegistry applies the registry requests left for the job, every
+// registryPoll until ctx is done, and gives the server the active workers
+// after each change.
+func followRegistry(ctx context.Context, bk *book.Book, srv *queue.Server, log *slog.Logger) {
+	tick := time.NewTicker(registryPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if !applyRegistryRequests(bk, log) {
+			continue
+		}
+		keys, err := activeWorkers(bk)
+		if err == nil {
+			err = srv.SetWorkers(keys)
+		}
+		if err != nil {
+			log.Error("worker registry: the server keeps its former workers", "error", err)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/c4book/c4book/solver"
+)
+
+func TestWorkerAdd(t *testing.T) {
+	isolateEnv(t)
+	dir := t.TempDir()
+	bookPath := filepath.Join(dir, "5x4.db")
+	key := filepath.Join(dir, "lab-1.nkey")
+	r := run(t, "", "worker", "add", "lab-1", "--book", bookPath, "--out", key, "--width=5", "--height=4")
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "worker lab-1 (number 1) registered in "+bookPath) {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	fi, err := os.Stat(key)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	}
+	before, _ := os.ReadFile(key)
+	// The same file again: refused, and the file is untouched.
+	wantErr(t, run(t, "", "worker", "add", "lab-2", "--book", bookPath, "--out", key), "file exists")
+	if after, _ := os.ReadFile(key); string(after) != string(before) {
+		t.Error("a refused add changed the key file")
+	}
+	// The same name again, or a name that is not a subject token.
+	wantErr(t, run(t, "", "worker", "add", "lab-1", "--book", bookPath, "--out", filepath.Join(dir, "other.nkey")), "already registered")
+	if _, err := os.Stat(filepath.Join(dir, "other.nkey")); !os.IsNotExist(err) {
+		t.Errorf("a refused registration left its key file: %v", err)
+	}
+	wantErr(t, run(t, "", "worker", "add", "lab.1", "--book", bookPath), "not a letter")
+
+	r = run(t, "", "worker", "list", "--book", bookPath)
+	wantOK(t, r)
+	if lines := outputLines(r.stdout); len(lines) != 2 || !strings.Contains(lines[1], "lab-1  active") {
+		t.Errorf("worker list:\n%s", r.stdout)
+	}
+	wantOK(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath))
+	wantErr(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath), "no such worker")
+	r = run(t, "", "worker", "list", "--book", bookPath)
+	if !strings.Contains(r.stdout, "lab-1  removed ") {
+		t.Errorf("worker list after remove:\n%s", r.stdout)
+	}
+}
+
+// TestCoordinator_workerKeys: a coordinator listening with registered
+// workers and no other credentials. While the job runs, a worker is added
+// and another removed through the book's request directory; the added one
+// joins with its new key, the removed one is refused, and the job
+// completes with the others.
+func TestCoordinator_workerKeys(t *testing.T) {
+	isolateEnv(t)
+	defer func(d time.Duration) { registryPoll = d }(registryPoll)
+	registryPoll = 100 * time.Millisecond
+	dir := t.TempDir()
+	bookPath := filepath.Join(dir, "5x4.db")
+	keyOf := func(name string) string { return filepath.Join(dir, name+".nkey") }
+	for _, name := range []string{"lab-1", "lab-2"} {
+		wantOK(t, run(t, "", "worker", "add", name, "--book", bookPath, "--out", keyOf(name), "--width=5", "--height=4"))
+	}
+	coord := startCommand(t, jobArgs("coordinator", bookPath, "--listen=127.0.0.1:0")...)
+	line := coord.stdout.waitLine(t, "workers connect to ", coord.done)
+	url := line[strings.LastIndex(line, " ")+1:]
+	cmdLine := coord.stdout.waitLine(t, "c4book worker --nats", coord.done)
+	if !strings.Contains(cmdLine, "C4BOOK_NATS_NKEY=") {
+		t.Errorf("worker command line %q does not name the key file", cmdLine)
+	}
+
+	// While the job runs, its book is held: the changes go through it.
+	r := run(t, "", "worker", "add", "lab-3", "--book", bookPath, "--out", keyOf("lab-3"))
+	wantOK(t, r)
+	if !strings.Contains(r.stderr, "held by a running job") || !strings.Contains(r.stdout, "worker lab-3 (number 3) registered") {
+		t.Errorf("add while the job runs:\n%s\n%s", r.stdout, r.stderr)
+	}
+	wantOK(t, run(t, "", "worker", "remove", "lab-2", "--book", bookPath))
+	wantErr(t, run(t, "", "worker", "remove", "lab-2", "--book", bookPath), "no such worker")
+
+	// lab-2 is refused at once; no token gets in either.
+	r = run(t, "", workerArgs(url, "", "--nkey", keyOf("lab-2"))...)
+	wantErr(t, r, "refused the key of nats.nkey")
+	r = run(t, "", workerArgs(url, "w9")...)
+	wantErr(t, r, "needs credentials")
+
+	w1 := startCommand(t, workerArgs(url, "", "--nkey", keyOf("lab-1"))...)
+	w3 := startCommand(t, workerArgs(url, "", "--nkey", keyOf("lab-3"))...)
+	r = coord.wait()
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "Job 5x4-d10 complete") || strings.Contains(r.stdout, "lab-2") {
+		t.Errorf("summary:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "    lab-1 ") && !strings.Contains(r.stdout, "    lab-3 ") {
+		t.Errorf("the summary names neither lab-1 nor lab-3:\n%s", r.stdout)
+	}
+	w1.stop()
+	w3.stop()
+	checkGeneratedBook(t, bookPath, solver.MustBoard(5, 4), "", 10, 1000)
+}

@@ -1,0 +1,277 @@
+package queue
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// keyed is an embedded server listening on loopback with worker keys, its
+// coordinator's connection (the server's own key, every right) and the
+// key files of the workers it accepts.
+type keyed struct {
+	srv   *Server
+	coord *Conn
+	keys  map[string]string // worker name -> key file
+	pubs  map[string]string // worker name -> public key
+}
+
+// startKeyed starts a server that accepts the named workers by key (and
+// nothing else but its own coordinator), with the streams set up; the
+// key files of extra names are made but not registered.
+func startKeyed(tb testing.TB, registered []string, extra ...string) *keyed {
+	tb.Helper()
+	k := &keyed{keys: map[string]string{}, pubs: map[string]string{}}
+	dir := tb.TempDir()
+	var ws []WorkerKey
+	for i, name := range append(append([]string{}, registered...), extra...) {
+		path := filepath.Join(dir, name+".nkey")
+		pub, err := WriteWorkerKey(path, name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		k.keys[name], k.pubs[name] = path, pub
+		if i < len(registered) {
+			ws = append(ws, WorkerKey{Name: name, PublicKey: pub})
+		}
+	}
+	k.srv = startServer(tb, ServerOptions{Listen: "127.0.0.1:0", Workers: ws})
+	k.coord = connectTo(tb, k.srv, "coordinator")
+	if err := k.coord.EnsureStreams(testCtx(tb, 30*time.Second), testStreams); err != nil {
+		tb.Fatalf("EnsureStreams: %v", err)
+	}
+	return k
+}
+
+// connectWorker connects as worker name with its key file.
+func (k *keyed) connectWorker(tb testing.TB, name string) (*Conn, error) {
+	tb.Helper()
+	c, err := Connect(testCtx(tb, 10*time.Second), Options{URL: k.srv.ClientURL(), Name: name, NKey: k.keys[name], ReconnectWait: 50 * time.Millisecond})
+	if err == nil {
+		tb.Cleanup(func() { c.Close() })
+	}
+	return c, err
+}
+
+// rawWorker is a plain nats.go connection with worker name's key, as an
+// attacker holding that key would write, whose asynchronous errors (the
+// server's permission errors) go to errs.
+func (k *keyed) rawWorker(tb testing.TB, name string) (*nats.Conn, chan error) {
+	tb.Helper()
+	nk, err := nats.NkeyOptionFromSeed(k.keys[name])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	errs := make(chan error, 16)
+	nc, err := nats.Connect(k.srv.ClientURL(), nk, nats.CustomInboxPrefix(WorkerInbox(name)),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err }))
+	if err != nil {
+		tb.Fatalf("connect as %s: %v", name, err)
+	}
+	tb.Cleanup(nc.Close)
+	return nc, errs
+}
+
+// wantViolation waits for the server's permission error naming op ("Publish"
+// or "Subscription") and subject.
+func wantViolation(tb testing.TB, errs chan error, op, subject string) {
+	tb.Helper()
+	want := strings.ToLower("permissions violation for " + op + " to \"" + subject + "\"")
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case err := <-errs:
+			if strings.Contains(strings.ToLower(err.Error()), want) {
+				tb.Logf("refused: %v", err)
+				return
+			}
+			tb.Logf("other error: %v", err)
+		case <-timeout:
+			tb.Fatalf("no permission error %q from the server", want)
+		}
+	}
+}
+
+func TestServer_workerKey(t *testing.T) {
+	t.Parallel()
+	k := startKeyed(t, []string{"alice"})
+	w, err := k.connectWorker(t, "alice")
+	if err != nil {
+		t.Fatalf("registered worker refused: %v", err)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	task := testTask(t, "job1", 1, 3)
+	publishTasks(t, k.coord, task)
+	src := taskSource(t, w)
+	if src.AckWait() != testStreams.AckWait {
+		t.Errorf("AckWait = %v, want %v", src.AckWait(), testStreams.AckWait)
+	}
+	m := nextTask(t, src)
+	if err := m.InProgress(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PublishResult(ctx, resultFor(m.Task, "alice")); err != nil {
+		t.Fatalf("PublishResult: %v", err)
+	}
+	if err := m.Ack(ctx); err != nil {
+		t.Fatalf("Ack: %v", err)
+	}
+	if err := w.PutWorkerStatus(ctx, WorkerStatus{WorkerID: "alice"}); err != nil {
+		t.Fatalf("PutWorkerStatus: %v", err)
+	}
+	if ws, err := k.coord.Workers(ctx); err != nil || len(ws) != 1 || ws[0].WorkerID != "alice" {
+		t.Errorf("Workers = %v, %v", ws, err)
+	}
+	if err := w.RemoveWorkerStatus(ctx, "alice"); err != nil {
+		t.Fatalf("RemoveWorkerStatus: %v", err)
+	}
+	res, err := k.coord.Results(ctx, "job1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, err := res.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rm.Publisher != "alice" || rm.Result.WorkerID != "alice" {
+		t.Errorf("result published by %q, claims %q; want alice", rm.Publisher, rm.Result.WorkerID)
+	}
+}
+
+func TestServer_workerKeyRefused(t *testing.T) {
+	t.Parallel()
+	k := startKeyed(t, []string{"alice"}, "eve")
+	_, err := k.connectWorker(t, "eve")
+	if !errors.Is(err, ErrAuth) {
+		t.Fatalf("unregistered key: %v, want ErrAuth", err)
+	}
+	// No key at all, and a token the server does not have.
+	for _, o := range []Options{{URL: k.srv.ClientURL()}, {URL: k.srv.ClientURL(), Token: "guess"}} {
+		if c, err := Connect(testCtx(t, 10*time.Second), o); !errors.Is(err, ErrAuth) {
+			if c != nil {
+				c.Close()
+			}
+			t.Errorf("Connect(%+v) = %v, want ErrAuth", o, err)
+		}
+	}
+	// A key file others may read is refused before it is used.
+	loose := filepath.Join(t.TempDir(), "loose.nkey")
+	data, _ := os.ReadFile(k.keys["alice"])
+	if err := os.WriteFile(loose, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Connect(testCtx(t, 10*time.Second), Options{URL: k.srv.ClientURL(), NKey: loose}); !errors.Is(err, ErrKeyFile) {
+		t.Errorf("key file of mode 0644: %v, want ErrKeyFile", err)
+	}
+	// A key file is never overwritten.
+	if _, err := WriteWorkerKey(k.keys["alice"], "alice"); err == nil {
+		t.Error("WriteWorkerKey overwrote a key file")
+	}
+}
+
+// TestServer_workerPermissions: what a worker's key may not do, each an
+// error of the server's, and nothing changed.
+func TestServer_workerPermissions(t *testing.T) {
+	t.Parallel()
+	k := startKeyed(t, []string{"alice", "bob"})
+	ctx := testCtx(t, 30*time.Second)
+	publishTasks(t, k.coord, testTask(t, "job1", 1, 2), testTask(t, "job2", 2, 2))
+	// bob's result of job2, for alice to try to read.
+	bob, err := k.connectWorker(t, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bob.PublishResult(ctx, resultFor(testTask(t, "job2", 2, 2), "bob")); err != nil {
+		t.Fatal(err)
+	}
+	nc, errs := k.rawWorker(t, "alice")
+	data, err := (&Result{JobID: "job1", TaskID: 1, WorkerID: "bob", Keys: []uint64{1}, Scores: []int8{0}}).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := []struct{ what, subject string }{
+		{"a result under bob's subject", WorkerResultSubject("job1", "bob")},
+		{"a result on the per-job subject", ResultSubject("job1")},
+		{"a task", TaskSubject("job1")},
+		{"a purge of the task stream", "$JS.API.STREAM.PURGE." + TaskStream},
+		{"a deletion of the task stream", "$JS.API.STREAM.DELETE." + TaskStream},
+		{"a deletion of the workers' consumer", "$JS.API.CONSUMER.DELETE." + TaskStream + "." + WorkerConsumer},
+		{"a consumer of its own on the results", "$JS.API.CONSUMER.CREATE." + ResultStream},
+		{"a read of bob's result", "$JS.API.STREAM.MSG.GET." + ResultStream},
+		{"a direct read of bob's result", "$JS.API.DIRECT.GET." + ResultStream},
+		{"a purge of the results consumer's job", "$JS.API.STREAM.PURGE." + ResultStream},
+		{"bob's status", "$KV." + StatusBucket + "." + workerKey("bob")},
+		{"the job's status", "$KV." + StatusBucket + "." + jobKey("job1")},
+	}
+	for _, p := range publish {
+		t.Run("publish "+p.what, func(t *testing.T) {
+			// A request: an attacker waits for the answer, which never comes.
+			_, err := nc.RequestWithContext(testCtx(t, 300*time.Millisecond), p.subject, data)
+			if err == nil {
+				t.Fatalf("%s: answered", p.subject)
+			}
+			wantViolation(t, errs, "Publish", p.subject)
+		})
+	}
+	for _, subject := range []string{"c4book.results.>", ResultSubject("job2") + ".bob", "_INBOX.>", WorkerInbox("bob") + ".>", "$JS.EVENT.>"} {
+		t.Run("subscribe "+subject, func(t *testing.T) {
+			sub, err := nc.SubscribeSync(subject)
+			if err == nil {
+				defer sub.Unsubscribe()
+			}
+			_ = nc.Flush()
+			wantViolation(t, errs, "Subscription", subject)
+		})
+	}
+	// Nothing changed: both tasks, bob's one result, the consumer.
+	if n := streamMsgs(t, k.coord, TaskStream); n != 2 {
+		t.Errorf("task stream holds %d, want 2", n)
+	}
+	if n := streamMsgs(t, k.coord, ResultStream); n != 1 {
+		t.Errorf("result stream holds %d, want bob's 1", n)
+	}
+	if _, err := k.coord.Tasks(ctx); err != nil {
+		t.Errorf("the workers' consumer: %v", err)
+	}
+}
+
+// TestServer_SetWorkers: a worker removed is cut off and refused at
+// reconnection while another goes on; a worker added connects at once.
+func TestServer_SetWorkers(t *testing.T) {
+	t.Parallel()
+	k := startKeyed(t, []string{"alice", "bob"}, "carol")
+	ctx := testCtx(t, 30*time.Second)
+	alice, err := k.connectWorker(t, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := k.connectWorker(t, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.srv.SetWorkers([]WorkerKey{{Name: "alice", PublicKey: k.pubs["alice"]}, {Name: "carol", PublicKey: k.pubs["carol"]}}); err != nil {
+		t.Fatalf("SetWorkers: %v", err)
+	}
+	// bob's connection is closed by the server; nats.go tries again and
+	// is refused until it gives up.
+	eventually(t, 10*time.Second, "bob cut off", func() bool {
+		return bob.PublishResult(testCtx(t, 200*time.Millisecond), resultFor(testTask(t, "job1", 1, 1), "bob")) != nil
+	})
+	if _, err := k.connectWorker(t, "bob"); !errors.Is(err, ErrAuth) {
+		t.Errorf("removed worker reconnecting: %v, want ErrAuth", err)
+	}
+	if _, err := k.connectWorker(t, "carol"); err != nil {
+		t.Errorf("added worker: %v", err)
+	}
+	if err := alice.PublishResult(ctx, resultFor(testTask(t, "job1", 1, 1), "alice")); err != nil {
+		t.Errorf("alice, still registered: %v", err)
+	}
+	if err := k.coord.PublishTasks(ctx, []Task{testTask(t, "job1", 2, 1)}); err != nil {
+		t.Errorf("the coordinator after the reload: %v", err)
+	}
+}
