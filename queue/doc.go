@@ -8,9 +8,9 @@
 //	                                   |  durable pull consumer "c4book-workers",
 //	                                   v  shared by every worker
 //	worker      <--TaskSource.Next-----+
-//	worker      --PublishResult-->  C4BOOK_RESULTS "c4book.results.<job>" (work queue)
+//	worker      --PublishResult-->  C4BOOK_RESULTS "c4book.results.<job>.<worker>" (work queue)
 //	                                   |  durable pull consumer "c4book-coord-<job>",
-//	                                   v  one per job, filtered on the job's subject
+//	                                   v  one per job, filtered on the job's subjects
 //	coordinator <--ResultSource.Fetch--+
 //
 //	both        <-> KV bucket "c4book-status": "job.<job>" and "worker.<id>" (JSON)
@@ -23,6 +23,14 @@
 // an advisory, which WatchMaxDeliveries turns into a call, so the
 // coordinator can report it (TaskBySeq) and drop it (DeleteTask).
 //
+// A worker publishes its results on a subject that carries its id
+// (escaped to one token, WorkerResultSubject); workers before this scheme
+// published on "c4book.results.<job>", which the coordinator still reads.
+// On a server with worker keys (ServerOptions.Workers, auth.go) a worker
+// may publish on its own subject only, so the subject is who sent the
+// result (ResultMsg.Publisher); WorkerPermissions lists every subject a
+// worker uses.
+//
 // Message ids make publishing idempotent within the streams' duplicate
 // window (DuplicateWindow): a task is "<job>/<task>", a result
 // "<job>/<task>/<worker>". Every publish can be retried with the same
@@ -32,7 +40,8 @@
 // an interface of its own; its tests build messages with NewTaskMsg and
 // NewResultMsg, whose replies (ack, nak, ...) go to a Replier of the test.
 //
-// The files: server.go (embedded server), conn.go (connecting),
+// The files: server.go (embedded server), auth.go (worker keys and
+// permissions), conn.go (connecting),
 // subjects.go (names and ids), streams.go (stream and consumer setup),
 // codec.go (message format), tasks.go (coordinator and worker sides of
 // tasks, failed tasks), results.go (results), pull.go (pulling and
