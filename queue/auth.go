@@ -180,3 +180,34 @@ func ReadWorkerKey(path string) (WorkerKey, error) {
 	}
 	return k, nil
 }
+
+// ServerConfUsers returns the users of an external nats-server's
+// authorization block (its configuration file's syntax) that give the
+// same rights as the embedded server with workers: the coordinator (and
+// the operator) as the user and password of the environment variables
+// C4BOOK_NATS_USER and C4BOOK_NATS_PASSWORD of nats-server, with every
+// right, and each worker by its nkey with WorkerPermissions.
+// scripts/nats-server-keys.conf includes it (c4book worker conf writes
+// it); nats-server takes a new one when it reloads its configuration.
+func ServerConfUsers(workers []WorkerKey) []byte {
+	quote := func(subjects []string) string {
+		q := make([]string, len(subjects))
+		for i, s := range subjects {
+			q[i] = `"` + s + `"`
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	var b bytes.Buffer
+	b.WriteString("# c4book's users of nats-server (c4book worker conf): included by the\n")
+	b.WriteString("# authorization block of scripts/nats-server-keys.conf.\n")
+	b.WriteString("users = [\n")
+	b.WriteString("  # the coordinator and the operator: every right\n")
+	b.WriteString("  {user: $C4BOOK_NATS_USER, password: $C4BOOK_NATS_PASSWORD}\n")
+	for _, w := range workers {
+		pub, sub := WorkerPermissions(w.Name)
+		fmt.Fprintf(&b, "  # worker %s\n  {nkey: %s, permissions: {publish: {allow: %s}, subscribe: {allow: %s}}}\n",
+			w.Name, w.PublicKey, quote(pub), quote(sub))
+	}
+	b.WriteString("]\n")
+	return b.Bytes()
+}

@@ -63,12 +63,19 @@ func (k *keyed) connectWorker(tb testing.TB, name string) (*Conn, error) {
 // server's permission errors) go to errs.
 func (k *keyed) rawWorker(tb testing.TB, name string) (*nats.Conn, chan error) {
 	tb.Helper()
-	nk, err := nats.NkeyOptionFromSeed(k.keys[name])
+	return rawConn(tb, k.srv.ClientURL(), k.keys[name], name)
+}
+
+// rawConn connects to url with the key file of worker name, with plain
+// nats.go; the connection's asynchronous errors go to errs.
+func rawConn(tb testing.TB, url, keyFile, name string) (*nats.Conn, chan error) {
+	tb.Helper()
+	nk, err := nats.NkeyOptionFromSeed(keyFile)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	errs := make(chan error, 16)
-	nc, err := nats.Connect(k.srv.ClientURL(), nk, nats.CustomInboxPrefix(WorkerInbox(name)),
+	nc, err := nats.Connect(url, nk, nats.CustomInboxPrefix(WorkerInbox(name)),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { errs <- err }))
 	if err != nil {
 		tb.Fatalf("connect as %s: %v", name, err)

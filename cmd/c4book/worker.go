@@ -87,7 +87,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 	f.StringVar(&id, "id", "", "`NAME` of the worker in results and status (default HOST-PID; with --nkey, the key's name)")
 	f.String("nkey", "", "the worker's key `FILE`, made by c4book worker add (nats.nkey)")
 	bindKey(f, "nkey", "nats.nkey")
-	cmd.AddCommand(newWorkerAddCommand(a), newWorkerRemoveCommand(a), newWorkerListCommand(a))
+	cmd.AddCommand(newWorkerAddCommand(a), newWorkerRemoveCommand(a), newWorkerListCommand(a), newWorkerConfCommand(a))
 	return cmd
 }
 

@@ -140,6 +140,60 @@ func newWorkerListCommand(a *app) *cobra.Command {
 	return cmd
 }
 
+const workerConfLong = `Write the users of an external nats-server that give the workers
+registered in the book the rights they have on the coordinator's
+embedded server, and no more: the coordinator's user and password (from
+nats-server's environment: C4BOOK_NATS_USER, C4BOOK_NATS_PASSWORD) with
+every right, and each active worker by its key with a worker's
+permissions. scripts/nats-server-keys.conf includes the file
+c4book-workers.conf beside it. After "worker add" or "remove", write it
+again and reload the server (nats-server --signal reload, or SIGHUP).
+
+Without --out it writes to standard output; with --out the file is
+replaced whole, with mode 0600.`
+
+// newWorkerConfCommand builds "c4book worker conf".
+func newWorkerConfCommand(a *app) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:     "conf [--book PATH] [--out FILE]",
+		Short:   "Write the users of an external nats-server for the registered workers",
+		Long:    workerConfLong,
+		Example: "  c4book worker conf --book depth12.db --out /etc/c4book/c4book-workers.conf && nats-server --signal reload",
+		Args:    checkArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			bk, err := openBook(cmd, cfg, cfg.Book.Path, bookReadOnly)
+			if err != nil {
+				return err
+			}
+			keys, err := activeWorkers(bk)
+			if err = closeBook(bk, err); err != nil {
+				return err
+			}
+			data := queue.ServerConfUsers(keys)
+			if out == "" {
+				_, err := a.stdout.Write(data)
+				return err
+			}
+			if err := os.WriteFile(out+".tmp", data, 0o600); err != nil {
+				return err
+			}
+			if err := os.Rename(out+".tmp", out); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "%s: the coordinator and %d workers; reload nats-server to apply it.\n", out, len(keys))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "write to `FILE` (replaced whole, mode 0600) instead of standard output")
+	addRegistryFlags(cmd)
+	return cmd
+}
+
 // addRegistryFlags adds --book to a command of the registry.
 func addRegistryFlags(cmd *cobra.Command) {
 	cmd.Flags().String("book", config.Default().Book.Path, "the book at `PATH` whose jobs the workers serve (book.path)")

@@ -42,6 +42,18 @@ func TestWorkerAdd(t *testing.T) {
 	if lines := outputLines(r.stdout); len(lines) != 2 || !strings.Contains(lines[1], "lab-1  active") {
 		t.Errorf("worker list:\n%s", r.stdout)
 	}
+	wantOK(t, run(t, "", "worker", "add", "lab-2", "--book", bookPath, "--out", filepath.Join(dir, "lab-2.nkey")))
+	r = run(t, "", "worker", "conf", "--book", bookPath)
+	wantOK(t, r)
+	if strings.Count(r.stdout, "{nkey: U") != 2 || !strings.Contains(r.stdout, `"c4book.results.*.lab-2"`) || !strings.Contains(r.stdout, "$C4BOOK_NATS_PASSWORD") {
+		t.Errorf("worker conf:\n%s", r.stdout)
+	}
+	wantOK(t, run(t, "", "worker", "remove", "lab-2", "--book", bookPath))
+	conf := filepath.Join(dir, "c4book-workers.conf")
+	wantOK(t, run(t, "", "worker", "conf", "--book", bookPath, "--out", conf))
+	if data, err := os.ReadFile(conf); err != nil || strings.Contains(string(data), "lab-2") || !strings.Contains(string(data), "lab-1") {
+		t.Errorf("worker conf --out after removing lab-2 (%v):\n%s", err, data)
+	}
 	wantOK(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath))
 	wantErr(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath), "no such worker")
 	r = run(t, "", "worker", "list", "--book", bookPath)
