@@ -156,6 +156,8 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		Counters:    counters,
 	})
 	switch {
+	case err != nil && cfg.NATS.NKey != "" && errors.Is(err, queue.ErrClosed):
+		return fmt.Errorf("%w (the server closed the connection: if it refused the key of nats.nkey, this worker was removed: c4book worker list on the coordinator's machine)", err)
 	case err != nil:
 		return err
 	case ctx.Err() != nil:
