@@ -282,3 +282,38 @@ func TestServer_SetWorkers(t *testing.T) {
 		t.Errorf("the coordinator after the reload: %v", err)
 	}
 }
+
+// TestServer_workerKeyTLS: keys over TLS with client certificates. A
+// worker with a certificate and its key connects; with keys on, a
+// certificate alone is not enough (it identifies no worker).
+func TestServer_workerKeyTLS(t *testing.T) {
+	t.Parallel()
+	pki := newTestPKI(t)
+	keyFile := filepath.Join(t.TempDir(), "alice.nkey")
+	pub, err := WriteWorkerKey(keyFile, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, ServerOptions{Listen: "127.0.0.1:0", TLSCert: pki.ServerCert, TLSKey: pki.ServerKey, TLSCA: pki.CA,
+		Workers: []WorkerKey{{Name: "alice", PublicKey: pub}}})
+	coord := connectTo(t, srv, "coordinator")
+	if err := coord.EnsureStreams(testCtx(t, 30*time.Second), testStreams); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{URL: srv.ClientURL(), TLSCert: pki.ClientCert, TLSKey: pki.ClientKey, TLSCA: pki.CA}
+	if c, err := Connect(testCtx(t, 10*time.Second), o); !errors.Is(err, ErrAuth) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("a client certificate without a key: %v, want ErrAuth", err)
+	}
+	o.NKey = keyFile
+	c, err := Connect(testCtx(t, 10*time.Second), o)
+	if err != nil {
+		t.Fatalf("certificate and key: %v", err)
+	}
+	defer c.Close()
+	if _, err := c.Tasks(testCtx(t, 10*time.Second)); err != nil {
+		t.Errorf("Tasks over TLS with a key: %v", err)
+	}
+}

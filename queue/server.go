@@ -46,9 +46,10 @@ type ServerOptions struct {
 	// coordinator's in-process connections use a key made for this server
 	// alone, with every right. Token, user and password, if set, still
 	// grant every right: they are the operator's, not the workers'. A
-	// listening server with workers needs no other credentials. Change the
-	// workers of a running server with SetWorkers. The default value (nil)
-	// has no keys.
+	// listening server with workers needs no other credentials. A client
+	// certificate (TLSCA) alone no longer authenticates: it identifies no
+	// user. Change the workers of a running server with SetWorkers. The
+	// default value (nil) has no keys.
 	Workers []WorkerKey
 	// AllowNoAuth lets a listening server accept clients without
 	// credentials. For tests only. The default value is false.

@@ -274,8 +274,16 @@ func (r *jobRun) open(ctx context.Context) error {
 	// server's directory inside it is not mistaken for a stray file.
 	var workers []queue.WorkerKey // nil: no keys
 	if cfg.NATS.Listen != "" {
-		if workers, err = activeWorkers(bk); err != nil {
+		ws, err := activeWorkers(bk)
+		if err != nil {
 			return err
+		}
+		// Keys on: with registered workers, or beside a token or user
+		// (workers may then be added while the job runs). Not with client
+		// certificates alone: with keys on, a certificate identifies no
+		// one, and the clients that have only one would be refused.
+		if len(ws) > 0 || cfg.NATS.Token != "" || cfg.NATS.User != "" {
+			workers = ws
 		}
 	}
 	r.server, err = startServer(cfg, workers, r.console.quietLogger().With("role", "nats-server"))
