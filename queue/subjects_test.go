@@ -73,3 +73,50 @@ func TestSubjects(t *testing.T) {
 		t.Errorf("resultMsgID = %q", got)
 	}
 }
+
+func TestSubjectWorker(t *testing.T) {
+	cases := []struct {
+		subject, worker string
+		ok              bool
+	}{
+		{"c4book.results.job1", "", true},            // a worker before per-worker subjects
+		{"c4book.results.job1.alice", "alice", true}, // a worker with a key
+		{WorkerResultSubject("job1", "host.lan/42"), "host.lan/42", true},
+		{"c4book.results.job10.alice", "", false}, // another job
+		{"c4book.results.job1x", "", false},
+		{"c4book.results.job1.", "", false},     // no worker
+		{"c4book.results.job1.a=2", "", false},  // a cut escape
+		{"c4book.results.job1.a=2d", "", false}, // lower case: not escapeID's
+		{"c4book.results.job1.a=41", "", false}, // 'A' escaped: not escapeID's
+		{"c4book.tasks.job1.alice", "", false},
+	}
+	for _, c := range cases {
+		w, ok := subjectWorker(c.subject, "job1")
+		if w != c.worker || ok != c.ok {
+			t.Errorf("subjectWorker(%q) = %q, %v; want %q, %v", c.subject, w, ok, c.worker, c.ok)
+		}
+	}
+	if got := WorkerResultSubject("job1", "host.lan/42"); got != "c4book.results.job1.host=2Elan=2F42" {
+		t.Errorf("WorkerResultSubject = %q", got)
+	}
+}
+
+// FuzzUnescapeID: unescapeID inverts escapeID, and what it accepts it
+// got from escapeID (one id, one subject token).
+func FuzzUnescapeID(f *testing.F) {
+	for _, s := range []string{"alice", "host=2Elan=2F42", "=", "=4", "=41", "=2e", "a.b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := unescapeID(s)
+		if err != nil {
+			return
+		}
+		if back := escapeID(id); back != s {
+			t.Fatalf("unescapeID(%q) = %q, which escapes to %q", s, id, back)
+		}
+		if strings.ContainsAny(s, ".*> ") {
+			t.Fatalf("unescapeID accepted %q, not one subject token", s)
+		}
+	})
+}
