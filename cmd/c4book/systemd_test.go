@@ -52,12 +52,20 @@ func TestSystemdUnit(t *testing.T) {
 	}
 	local := regexp.MustCompile(`(?m)^ExecStart=\S+`).ReplaceAll(unit, []byte("ExecStart="+exe))
 	local = bytes.Replace(local, []byte("EnvironmentFile=/"), []byte("EnvironmentFile=-/"), 1)
-	path := filepath.Join(t.TempDir(), "c4book-worker.service")
-	if err := os.WriteFile(path, local, 0o644); err != nil {
-		t.Fatal(err)
+	// And the unit as a worker with a key runs it: its two lines
+	// uncommented.
+	keyed := regexp.MustCompile(`(?m)^#(LoadCredential=|Environment=C4BOOK_NATS_NKEY=)`).ReplaceAll(local, []byte("$1"))
+	if bytes.Equal(keyed, local) || bytes.Count(keyed, []byte("\nLoadCredential=")) != 1 {
+		t.Fatal("the unit has no commented LoadCredential= and Environment=C4BOOK_NATS_NKEY= lines for a worker key")
 	}
-	out, err := exec.Command(analyze, "verify", path).CombinedOutput()
-	if err != nil || len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	for name, text := range map[string][]byte{"as shipped": local, "with a key": keyed} {
+		path := filepath.Join(t.TempDir(), "c4book-worker.service")
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(analyze, "verify", path).CombinedOutput()
+		if err != nil || len(bytes.TrimSpace(out)) > 0 {
+			t.Errorf("systemd-analyze verify, %s: %v\n%s", name, err, out)
+		}
 	}
 }
