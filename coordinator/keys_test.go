@@ -2,7 +2,9 @@ package coordinator_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,48 +23,85 @@ import (
 // (the only one the server lets it use) results that claim the honest
 // worker's name, is rejected as a forger under its own name and
 // quarantined, and the honest worker is not; the book is right.
-func TestRun_workerKeys(t *testing.T) {
-	b := solver.MustBoard(5, 4)
+// keyedCluster is an embedded server listening on loopback that accepts
+// the named workers by key, the coordinator's connection, a book and the
+// key files.
+type keyedCluster struct {
+	srv    *queue.Server
+	conn   *queue.Conn
+	book   *book.Book
+	stream queue.StreamConfig
+	files  map[string]string
+	keys   map[string]queue.WorkerKey
+}
+
+func newKeyedCluster(t *testing.T, b *solver.Board, names ...string) *keyedCluster {
+	t.Helper()
 	dir := t.TempDir()
+	k := &keyedCluster{files: map[string]string{}, keys: map[string]queue.WorkerKey{}, stream: queue.StreamConfig{AckWait: 2 * time.Second, MaxDeliver: 3}}
 	var keys []queue.WorkerKey
-	files := map[string]string{}
-	for _, name := range []string{"alice", "mallory"} {
-		files[name] = filepath.Join(dir, name+".nkey")
-		pub, err := queue.WriteWorkerKey(files[name], name)
+	for _, name := range names {
+		k.files[name] = filepath.Join(dir, name+".nkey")
+		pub, err := queue.WriteWorkerKey(k.files[name], name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys = append(keys, queue.WorkerKey{Name: name, PublicKey: pub})
+		k.keys[name] = queue.WorkerKey{Name: name, PublicKey: pub}
+		keys = append(keys, k.keys[name])
 	}
-	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Workers: keys})
+	var err error
+	if k.srv, err = queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Workers: keys}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.srv.Shutdown)
+	if k.conn, err = k.srv.Connect("coordinator"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.conn.Close() })
+	if k.book, err = book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.book.Close() })
+	if err := k.conn.EnsureStreams(context.Background(), k.stream); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// dial connects as worker name with its key, over TCP.
+func (k *keyedCluster) dial(t *testing.T, ctx context.Context, name string) *queue.Conn {
+	t.Helper()
+	c, err := queue.Connect(ctx, queue.Options{URL: k.srv.ClientURL(), Name: name, NKey: k.files[name], ReconnectWait: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// runWorker runs a real worker as name until ctx is done or its
+// connection is closed; the result of worker.Run comes on the channel.
+func (k *keyedCluster) runWorker(t *testing.T, ctx context.Context, name string) <-chan error {
+	t.Helper()
+	c := k.dial(t, ctx, name)
+	tasks, err := c.Tasks(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := srv.Connect("coordinator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	bk, err := book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bk.Close() })
-	stream := queue.StreamConfig{AckWait: 5 * time.Second, MaxDeliver: 3}
-	if err := conn.EnsureStreams(context.Background(), stream); err != nil {
-		t.Fatal(err)
-	}
+	done := make(chan error, 1)
+	go func() {
+		done <- worker.Run(ctx, tasks, c, worker.Config{ID: name, Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)})
+	}()
+	return done
+}
+
+func TestRun_workerKeys(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	k := newKeyedCluster(t, b, "alice", "mallory")
+	files, srv, conn, bk, stream := k.files, k.srv, k.conn, k.book, k.stream
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	dial := func(name string) *queue.Conn {
-		c, err := queue.Connect(ctx, queue.Options{URL: srv.ClientURL(), Name: name, NKey: files[name]})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
+	dial := func(name string) *queue.Conn { return k.dial(t, ctx, name) }
 
 	// mallory: takes tasks like a worker, answers each at once as "alice"
 	// on its own subject, with plain nats.go.
@@ -98,15 +137,7 @@ func TestRun_workerKeys(t *testing.T) {
 		}
 	}()
 
-	ac := dial("alice")
-	atasks, err := ac.Tasks(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	aliceDone := make(chan error, 1)
-	go func() {
-		aliceDone <- worker.Run(ctx, atasks, ac, worker.Config{ID: "alice", Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)})
-	}()
+	aliceDone := k.runWorker(t, ctx, "alice")
 
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
 	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: bk, Queue: conn, Stream: stream, Log: logger(t), QuarantineAfter: 3})
@@ -125,4 +156,68 @@ func TestRun_workerKeys(t *testing.T) {
 		t.Errorf("positions by worker %v, want all %d alice's", sum.ByWorker, sum.Solved)
 	}
 	checkBook(t, b, bk, spec.Root, spec.Depth)
+}
+
+// TestRun_workerRemoved: a worker removed while the job runs
+// (Server.SetWorkers, as c4book worker remove has the job do) is cut off
+// at once, refused when it connects again, and its worker stops; the job
+// goes on with the other and the book is right.
+func TestRun_workerRemoved(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	k := newKeyedCluster(t, b, "alice", "bob")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bobDone := k.runWorker(t, ctx, "bob")
+	var removed atomic.Bool
+	var afterRemoval atomic.Int64
+	onResult := func(worker string, ok bool) {
+		if worker == "bob" && ok && removed.CompareAndSwap(false, true) {
+			// bob's first result is in: remove bob. (Called on the
+			// coordinator's goroutine: the reload does not wait for it.)
+			if err := k.srv.SetWorkers([]queue.WorkerKey{k.keys["alice"]}); err != nil {
+				t.Errorf("SetWorkers: %v", err)
+			}
+			return
+		}
+		if worker == "bob" && removed.Load() {
+			afterRemoval.Add(1) // published before the removal, delivered after
+		}
+	}
+	var aliceDone <-chan error
+	runDone := make(chan struct{})
+	var sum coordinator.Summary
+	var runErr error
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
+	go func() {
+		defer close(runDone)
+		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), OnResult: onResult, StatusEvery: time.Second})
+	}()
+	select {
+	case err := <-bobDone:
+		if !errors.Is(err, queue.ErrClosed) {
+			t.Errorf("bob stopped with %v, want its connection closed", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("bob still works 20 s after the job started")
+	}
+	if !removed.Load() {
+		t.Fatal("bob stopped before its first result")
+	}
+	if _, err := queue.Connect(ctx, queue.Options{URL: k.srv.ClientURL(), NKey: k.files["bob"]}); !errors.Is(err, queue.ErrAuth) {
+		t.Errorf("bob connecting again: %v, want ErrAuth", err)
+	}
+	aliceDone = k.runWorker(t, ctx, "alice")
+	<-runDone
+	cancel()
+	if err := <-aliceDone; err != nil {
+		t.Errorf("alice: %v", err)
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	if sum.ByWorker["alice"] == 0 || sum.ByWorker["bob"] == 0 {
+		t.Errorf("positions by worker %v: want both, bob's before its removal", sum.ByWorker)
+	}
+	t.Logf("by worker %v; bob's results accepted after the removal (in the stream before it): %d", sum.ByWorker, afterRemoval.Load())
+	checkBook(t, b, k.book, spec.Root, spec.Depth)
 }
