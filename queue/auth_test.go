@@ -235,6 +235,14 @@ func TestServer_workerPermissions(t *testing.T) {
 			wantViolation(t, errs, "Subscription", subject)
 		})
 	}
+	// alice's own status key, with a status claiming to be bob's: allowed
+	// by the server, not shown as bob.
+	if _, err := nc.Request("$KV."+StatusBucket+"."+workerKey("alice"), []byte(`{"worker_id":"bob"}`), 5*time.Second); err != nil {
+		t.Fatalf("alice's own status key: %v", err)
+	}
+	if ws, err := k.coord.Workers(ctx); err != nil || len(ws) != 0 {
+		t.Errorf("Workers = %+v, %v; want none (a status under alice's key claiming bob's id is skipped)", ws, err)
+	}
 	// Nothing changed: both tasks, bob's one result, the consumer.
 	if n := streamMsgs(t, k.coord, TaskStream); n != 2 {
 		t.Errorf("task stream holds %d, want 2", n)

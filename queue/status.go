@@ -110,8 +110,20 @@ func (c *Conn) RemoveWorkerStatus(ctx context.Context, workerID string) error {
 
 // Workers returns the statuses of the workers seen within WorkerStatusTTL,
 // ordered by worker id.
+//
+// A status under another worker's key than its own worker id says is
+// skipped: a worker with a key may put its own key only, and its id is
+// the key's, whatever the JSON claims.
 func (c *Conn) Workers(ctx context.Context) ([]WorkerStatus, error) {
-	out, err := listStatuses[WorkerStatus](ctx, c, workerKeyPrefix+">")
+	all, keys, err := listStatuses[WorkerStatus](ctx, c, workerKeyPrefix+">")
+	var out []WorkerStatus
+	for i, s := range all {
+		if keys[i] == workerKey(s.WorkerID) {
+			out = append(out, s)
+		} else {
+			c.log.Warn("queue: a worker status claims another worker's id", "key", keys[i], "worker_id", s.WorkerID)
+		}
+	}
 	slices.SortFunc(out, func(a, b WorkerStatus) int { return strings.Compare(a.WorkerID, b.WorkerID) })
 	return out, err
 }
@@ -119,44 +131,43 @@ func (c *Conn) Workers(ctx context.Context) ([]WorkerStatus, error) {
 // Jobs returns the statuses of every job a coordinator reported, ordered by
 // job id.
 func (c *Conn) Jobs(ctx context.Context) ([]JobStatus, error) {
-	out, err := listStatuses[JobStatus](ctx, c, jobKey("*"))
+	out, _, err := listStatuses[JobStatus](ctx, c, jobKey("*"))
 	slices.SortFunc(out, func(a, b JobStatus) int { return strings.Compare(a.JobID, b.JobID) })
 	return out, err
 }
 
 // listStatuses reads the JSON statuses of the status bucket whose keys
-// match filter. Entries gone meanwhile are skipped, unreadable ones logged
+// match filter, and their keys. Entries gone meanwhile are skipped, unreadable ones logged
 // and skipped.
-func listStatuses[T any](ctx context.Context, c *Conn, filter string) ([]T, error) {
+func listStatuses[T any](ctx context.Context, c *Conn, filter string) (statuses []T, keys []string, err error) {
 	kv, err := c.statusKV(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lister, err := kv.ListKeysFiltered(ctx, filter)
 	if err != nil {
-		return nil, c.notReady("list "+filter, err)
+		return nil, nil, c.notReady("list "+filter, err)
 	}
-	var keys []string
+	var all []string
 	for k := range lister.Keys() {
-		keys = append(keys, k)
+		all = append(all, k)
 	}
-	var out []T
-	for _, k := range keys {
+	for _, k := range all {
 		e, err := kv.Get(ctx, k)
 		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 			continue // expired meanwhile
 		}
 		if err != nil {
-			return nil, c.notReady("get "+k, err)
+			return nil, nil, c.notReady("get "+k, err)
 		}
 		var s T
 		if err := json.Unmarshal(e.Value(), &s); err != nil {
 			c.log.Warn("queue: unreadable status", "key", k, "err", err)
 			continue
 		}
-		out = append(out, s)
+		statuses, keys = append(statuses, s), append(keys, k)
 	}
-	return out, nil
+	return statuses, keys, nil
 }
 
 // PutJobStatus stores s under its job id. Updated is set to now if zero.
