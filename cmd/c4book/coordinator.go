@@ -14,9 +14,11 @@ With --nats URL (nats.url) the coordinator uses that NATS server. With
 --listen HOST:PORT (nats.listen) it starts its embedded server with
 JetStream (data in nats.store-dir, default the directory "nats" inside the
 book) and exposes it on that address. An exposed server requires
-authentication: set nats.token, or nats.user and nats.password, or client
-certificates (nats.tls.cert, nats.tls.key and nats.tls.ca, the authority
-client certificates must be signed by); nats.tls.cert and nats.tls.key
+authentication: workers registered in the book with keys of their own
+("c4book worker add", each then allowed only what a worker does), or
+nats.token, or nats.user and nats.password, or client certificates
+(nats.tls.cert, nats.tls.key and nats.tls.ca, the authority client
+certificates must be signed by); nats.tls.cert and nats.tls.key
 alone make the server speak TLS. The command prints the URL workers use
 and the command line to run on each worker machine (secrets shown as
 placeholders).

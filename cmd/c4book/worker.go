@@ -22,7 +22,9 @@ send back the exact scores, until stopped.
 The worker runs --concurrency threads (worker.concurrency; 0, the default,
 is one per CPU), sharing one transposition table of --tt-size
 (solver.tt-size) that stays warm from one task to the next. Credentials and
-TLS come from nats.token, nats.user and nats.password, nats.creds and
+TLS come from nats.nkey (--nkey: the worker's own key file, made by
+"c4book worker add" on the coordinator's machine, which also names the
+worker), nats.token, nats.user and nats.password, nats.creds and
 nats.tls.*; a server that refuses them makes the command fail at once.
 A server that does not answer (not started yet, restarting, gone for an
 hour) is waited for, and so is a coordinator that has not set up the
@@ -36,7 +38,8 @@ worker takes them), or stops the waiting, and exits with status 130. With
 D, waits for the server and the queue included: the job is done or other
 workers hold the rest.`
 
-const workerExample = `  C4BOOK_NATS_TOKEN=s3cret c4book worker --nats nats://coordinator:4222
+const workerExample = `  c4book worker --nats nats://coordinator:4222 --nkey lab-3.nkey
+  C4BOOK_NATS_TOKEN=s3cret c4book worker --nats nats://coordinator:4222
   c4book worker --nats tls://coordinator:4222 --concurrency 8 --tt-size 1GiB --exit-when-idle 5m`
 
 // newWorkerCommand builds "c4book worker".
@@ -44,7 +47,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 	var idle time.Duration
 	var id string
 	cmd := &cobra.Command{
-		Use:     "worker --nats URL [--concurrency N] [--tt-size SIZE] [--exit-when-idle DURATION]",
+		Use:     "worker --nats URL [--nkey FILE] [--concurrency N] [--tt-size SIZE] [--exit-when-idle DURATION]",
 		Short:   "Solve the tasks of generation jobs from a NATS server",
 		Long:    workerLong,
 		Example: workerExample,
