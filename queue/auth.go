@@ -83,7 +83,7 @@ func WorkerPermissions(name string) (publish, subscribe []string) {
 const coordinatorKeyName = "coordinator"
 
 // nkeyUsers returns the server's nkey users: each worker with its
-// permissions, and the coordinator's key (kp) with every right.
+// permissions, and the coordinator's public key with every right.
 func nkeyUsers(workers []WorkerKey, coordinator string) []*server.NkeyUser {
 	users := []*server.NkeyUser{{Nkey: coordinator}}
 	for _, w := range workers {

@@ -209,16 +209,20 @@ func addRegistryFlags(cmd *cobra.Command) {
 // whoever may open the book may.
 //
 //	<book>/worker-requests/<unix ns>.req   "add NAME PUBKEY" or "remove NAME"
+//	<book>/worker-requests/<unix ns>.taken the request, claimed by the job
 //	<book>/worker-requests/<unix ns>.ok    the record as applied: "NUMBER NAME PUBKEY"
 //	<book>/worker-requests/<unix ns>.err   why it was refused
-const (
-	requestDir  = "worker-requests"
-	requestWait = 15 * time.Second // how long the command waits for a job to apply its request
-)
+//
+// The command withdraws a request nobody took in time by removing its
+// .req file; the job claims one by renaming it, so one of the two wins.
+const requestDir = "worker-requests"
 
-// registryPoll is how often a job looks for requests: 2 seconds, shorter
-// in tests.
-var registryPoll = 2 * time.Second
+// registryPoll is how often a job looks for requests, and requestWait how
+// long the command waits for a job to apply one; shorter in tests.
+var (
+	registryPoll = 2 * time.Second
+	requestWait  = 15 * time.Second
+)
 
 // registryChange is one change of the registry.
 type registryChange struct {
@@ -306,11 +310,18 @@ func applyRegistryRequests(bk *book.Book, log *slog.Logger) bool {
 	slices.Sort(names)
 	changed := false
 	for _, req := range names {
+		// Claimed by a rename, so that the command cannot withdraw a
+		// request the job is applying.
+		base := strings.TrimSuffix(req, ".req")
+		if os.Rename(req, base+".taken") != nil {
+			continue // withdrawn
+		}
+		req = base + ".taken"
 		data, err := os.ReadFile(req)
 		if err != nil {
+			os.Remove(req)
 			continue
 		}
-		base := strings.TrimSuffix(req, ".req")
 		var w book.Worker
 		f := strings.Fields(string(data))
 		switch {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -113,4 +114,28 @@ func TestCoordinator_workerKeys(t *testing.T) {
 	w1.stop()
 	w3.stop()
 	checkGeneratedBook(t, bookPath, solver.MustBoard(5, 4), "", 10, 1000)
+}
+
+// TestWorkerRemove_noJob: a book held by a process that does not apply
+// requests: the command withdraws its request and says that nothing
+// changed.
+func TestWorkerRemove_noJob(t *testing.T) {
+	isolateEnv(t)
+	defer func(d time.Duration) { requestWait = d }(requestWait)
+	requestWait = 300 * time.Millisecond
+	dir := t.TempDir()
+	bookPath := filepath.Join(dir, "5x4.db")
+	wantOK(t, run(t, "", "worker", "add", "lab-1", "--book", bookPath, "--out", filepath.Join(dir, "lab-1.nkey")))
+	bk, err := book.Open(bookPath, nil) // held for writing, by a process without a job
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bk.Close()
+	wantErr(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath), "did not apply the change", "nothing changed")
+	if left, _ := filepath.Glob(filepath.Join(bookPath, requestDir, "*")); len(left) != 0 {
+		t.Errorf("requests left: %v", left)
+	}
+	if w, ok, err := bk.Worker("lab-1"); err != nil || !ok || !w.Active() {
+		t.Errorf("lab-1 = %+v, %v, %v; want still active", w, ok, err)
+	}
 }
