@@ -2,6 +2,7 @@ package queue
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,6 +214,8 @@ func TestServer_workerPermissions(t *testing.T) {
 		{"a direct read of bob's result", "$JS.API.DIRECT.GET." + ResultStream},
 		{"a purge of the results consumer's job", "$JS.API.STREAM.PURGE." + ResultStream},
 		{"bob's status", "$KV." + StatusBucket + "." + workerKey("bob")},
+		{"a read of the status bucket", "$JS.API.STREAM.MSG.GET.KV_" + StatusBucket},
+		{"a direct read of the job's status", "$JS.API.DIRECT.GET.KV_" + StatusBucket + ".$KV." + StatusBucket + "." + jobKey("job1")},
 		{"the job's status", "$KV." + StatusBucket + "." + jobKey("job1")},
 	}
 	for _, p := range publish {
@@ -324,4 +327,32 @@ func TestServer_workerKeyTLS(t *testing.T) {
 	if _, err := c.Tasks(testCtx(t, 10*time.Second)); err != nil {
 		t.Errorf("Tasks over TLS with a key: %v", err)
 	}
+}
+
+// TestServer_workerAckLimit shows a limit of the permissions: the ack
+// subjects of the task consumer cannot be bound to the connection a task
+// was delivered to, so a worker that guesses another delivery's ack
+// subject acks it, and the task leaves the stream unanswered. (The
+// coordinator publishes again tasks that are neither in the stream nor
+// answered: TestRun_tasksPurged.)
+func TestServer_workerAckLimit(t *testing.T) {
+	t.Parallel()
+	k := startKeyed(t, []string{"alice", "bob"})
+	publishTasks(t, k.coord, testTask(t, "job1", 1, 2))
+	bob, err := k.connectWorker(t, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nextTask(t, taskSource(t, bob))
+	nc, _ := rawConn(t, k.srv.ClientURL(), k.keys["alice"], "alice")
+	// $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>:
+	// the first delivery of the consumer, at the task's stream sequence.
+	ack := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.1.0.0", TaskStream, WorkerConsumer, m.Seq)
+	if err := nc.Publish(ack, []byte("+ACK")); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "the task acked by another worker", func() bool { return streamMsgs(t, k.coord, TaskStream) == 0 })
 }
