@@ -26,8 +26,14 @@ const progressBarWidth = 24
 
 // progressStalledAfter is how long a phase may go without a position done
 // before its progress says so instead of showing a rate and an ETA that
-// nothing backs any more.
-const progressStalledAfter = time.Minute
+// nothing backs any more. It says so sooner, after progressStillShown,
+// when the ETA it would show has already passed with nothing done (the
+// last tasks of a job waiting for a lost worker's AckWait: "ETA 53ms" for
+// half a minute).
+const (
+	progressStalledAfter = time.Minute
+	progressStillShown   = 10 * time.Second
+)
 
 // console owns standard error while a job runs: it shows the job's
 // progress (a bar redrawn in place on a terminal with text logs, a line
@@ -227,8 +233,8 @@ func progressLine(base, cur coordinator.Progress, still time.Duration) string {
 // cur, separated by sep. The rate is that of the positions done since
 // base, the phase's first report, so that the positions a resumed job
 // found done do not count. When the count has not moved for
-// progressStalledAfter (still), the rate and ETA give way to how long
-// nothing was done.
+// progressStalledAfter (still), or for progressStillShown and longer than
+// the ETA, the rate and ETA give way to how long nothing was done.
 func progressFigures(base, cur coordinator.Progress, still time.Duration, sep string) string {
 	var parts []string
 	count := formatCount(cur.Done) + " positions"
@@ -236,12 +242,15 @@ func progressFigures(base, cur coordinator.Progress, still time.Duration, sep st
 		count = fmt.Sprintf("%s/%s positions (%.1f%%)", formatCount(cur.Done), formatCount(cur.Total), 100*float64(cur.Done)/float64(cur.Total))
 	}
 	parts = append(parts, count)
-	if still >= progressStalledAfter && (cur.Total == 0 || cur.Done < cur.Total) {
-		return strings.Join(append(parts, "nothing done for "+formatSpan(still)), sep)
-	}
 	rate := 0.0
 	if dt := (cur.Elapsed - base.Elapsed).Seconds(); dt > 0 && cur.Done > base.Done {
 		rate = float64(cur.Done-base.Done) / dt
+	}
+	left := cur.Total == 0 || cur.Done < cur.Total
+	overtaken := rate > 0 && cur.Total > 0 && still >= progressStillShown &&
+		still.Seconds() > float64(cur.Total-cur.Done)/rate // the ETA has passed with nothing done
+	if left && (still >= progressStalledAfter || overtaken) {
+		return strings.Join(append(parts, "nothing done for "+formatSpan(still)), sep)
 	}
 	if rate > 0 {
 		parts = append(parts, formatRate(rate)+"/s")

@@ -43,6 +43,18 @@ func TestProgressBar(t *testing.T) {
 			"solving  [============>           ] 2,000/4,000 positions (50.0%)  nothing done for 1m30s",
 			"solving 2,000/4,000 positions (50.0%), nothing done for 1m30s",
 		},
+		{
+			"the last positions, stalled past their ETA: no ETA",
+			coordinator.Progress{Phase: book.JobSolving, Done: 3999, Total: 4000, Elapsed: 11 * time.Second}, 25 * time.Second,
+			"solving  [=======================>] 3,999/4,000 positions (100.0%)  nothing done for 25s",
+			"solving 3,999/4,000 positions (100.0%), nothing done for 25s",
+		},
+		{
+			"nothing done for less than the ETA",
+			coordinator.Progress{Phase: book.JobSolving, Done: 2000, Total: 4000, Elapsed: 11 * time.Second}, 15 * time.Second,
+			"solving  [============>           ] 2,000/4,000 positions (50.0%)  100/s  ETA 20s",
+			"solving 2,000/4,000 positions (50.0%), 100/s, ETA 20s",
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
