@@ -90,10 +90,7 @@ func New(opts Options) (*Server, error) {
 		metrics: newMetrics(), log: opts.Log, stop: make(chan struct{})}
 	s.src.Store(src)
 	if opts.SolveTimeout > 0 {
-		if s.solvers, err = newSolverPool(s.board, opts.Solvers, opts.TableBytes); err != nil {
-			src.release()
-			return nil, err
-		}
+		s.solvers = newSolverPool(s.board, opts.Solvers, opts.TableBytes)
 	}
 	s.stopped.Add(1)
 	go s.reloadLoop()
@@ -224,7 +221,7 @@ func (s *Server) Position(ctx context.Context, moves string) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Source == "solver" || anySolved(a) {
+	if anySolved(a) { // worth keeping: it took the solver
 		s.cache.add(p.Key(), a)
 		c := *a
 		a = &c

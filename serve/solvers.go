@@ -15,8 +15,10 @@ var errTimeout = errors.New("solving takes longer than serve.solve-timeout allow
 
 // pooledSolver is a solver of the pool with the oracle of the source it
 // was last used with. Its table stays warm from one question to the next.
+// The solver is made at its first use: a server answering from its book
+// alone never allocates the tables.
 type pooledSolver struct {
-	s   *solver.Solver
+	s   *solver.Solver // nil until first used
 	o   *book.Oracle
 	src *source // the source o reads, held by the solver; nil before first use
 }
@@ -25,22 +27,19 @@ type pooledSolver struct {
 // positions are solved at once as there are solvers; a request waits for
 // one until its deadline.
 type solverPool struct {
-	free chan *pooledSolver
+	free       chan *pooledSolver
+	board      *solver.Board
+	tableBytes int64
 }
 
-// newSolverPool makes n solvers of board b, each with a table of
-// tableBytes.
-func newSolverPool(b *solver.Board, n int, tableBytes int64) (*solverPool, error) {
-	p := &solverPool{free: make(chan *pooledSolver, n)}
+// newSolverPool returns a pool of n solvers of board b, each with a table
+// of tableBytes, made when first needed.
+func newSolverPool(b *solver.Board, n int, tableBytes int64) *solverPool {
+	p := &solverPool{free: make(chan *pooledSolver, n), board: b, tableBytes: tableBytes}
 	for range n {
-		s, err := solver.New(b, tableBytes)
-		if err != nil {
-			p.close()
-			return nil, fmt.Errorf("solver.tt-size: %w", err)
-		}
-		p.free <- &pooledSolver{s: s}
+		p.free <- &pooledSolver{}
 	}
-	return p, nil
+	return p
 }
 
 // get takes a solver, waiting for one until ctx ends, and points its
@@ -51,6 +50,14 @@ func (p *solverPool) get(ctx context.Context, src *source) (*pooledSolver, error
 	case sv = <-p.free:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: every solver is busy", errTimeout)
+	}
+	if sv.s == nil {
+		s, err := solver.New(p.board, p.tableBytes)
+		if err != nil {
+			p.free <- sv
+			return nil, fmt.Errorf("solver.tt-size: %w", err)
+		}
+		sv.s = s
 	}
 	if sv.src == src {
 		return sv, nil
