@@ -91,7 +91,7 @@ type Batch struct {
 	batch *pebble.Batch
 	n     int
 	key   [positionKeyLen]byte
-	val   [valueLen]byte
+	val   [maxValueLen]byte
 }
 
 // NewBatch returns an empty batch of writes to b.

@@ -67,13 +67,14 @@ func TestBatch_Put(t *testing.T) {
 	p := mustParse(t, board4x4, "12")
 	q := mustParse(t, board4x4, "43")
 	cases := map[string]Entry{
-		"depth above cells":   {Depth: 17, Key: p.CanonicalKey(), Value: Value{0, OriginSolved}},
-		"depth not the key's": {Depth: 3, Key: p.CanonicalKey(), Value: Value{0, OriginSolved}},
-		"not canonical":       {Depth: 2, Key: q.Key(), Value: Value{0, OriginSolved}},
-		"key too wide":        {Depth: 2, Key: 1 << 40, Value: Value{0, OriginSolved}},
-		"score above range":   {Depth: 2, Key: p.CanonicalKey(), Value: Value{8, OriginSolved}},
-		"score below range":   {Depth: 2, Key: p.CanonicalKey(), Value: Value{-8, OriginSolved}},
-		"no origin":           {Depth: 2, Key: p.CanonicalKey(), Value: Value{0, 0}},
+		"depth above cells":   {Depth: 17, Key: p.CanonicalKey(), Value: Value{Score: 0, Origin: OriginSolved}},
+		"depth not the key's": {Depth: 3, Key: p.CanonicalKey(), Value: Value{Score: 0, Origin: OriginSolved}},
+		"not canonical":       {Depth: 2, Key: q.Key(), Value: Value{Score: 0, Origin: OriginSolved}},
+		"key too wide":        {Depth: 2, Key: 1 << 40, Value: Value{Score: 0, Origin: OriginSolved}},
+		"score above range":   {Depth: 2, Key: p.CanonicalKey(), Value: Value{Score: 8, Origin: OriginSolved}},
+		"score below range":   {Depth: 2, Key: p.CanonicalKey(), Value: Value{Score: -8, Origin: OriginSolved}},
+		"no origin":           {Depth: 2, Key: p.CanonicalKey(), Value: Value{Score: 0, Origin: 0}},
+		"worker of a derived": {Depth: 2, Key: p.CanonicalKey(), Value: Value{Score: 0, Origin: OriginDerived, Worker: 3}},
 	}
 	for name, e := range cases {
 		t.Run(name, func(t *testing.T) {

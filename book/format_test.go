@@ -3,6 +3,8 @@ package book
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -70,7 +72,7 @@ func TestAppendValue(t *testing.T) {
 			if err != nil {
 				t.Fatalf("AppendValue(%v): %v", v, err)
 			}
-			if len(enc) != valueLen {
+			if len(enc) != valueLen1 {
 				t.Fatalf("AppendValue(%v) = %x: %d bytes", v, enc, len(enc))
 			}
 			got, err := DecodeValue(nil, enc)
@@ -86,12 +88,64 @@ func TestAppendValue(t *testing.T) {
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
-		for _, v := range []Value{{Score: 33, Origin: OriginSolved}, {Score: -33, Origin: OriginSolved}, {Score: 0}, {Score: 0, Origin: 4}} {
+		for _, v := range []Value{{Score: 33, Origin: OriginSolved}, {Score: -33, Origin: OriginSolved}, {Score: 0}, {Score: 0, Origin: 4},
+			{Score: 1, Origin: OriginDerived, Worker: 1}, {Score: 1, Origin: OriginImported, Worker: 7}} {
 			if _, err := AppendValue(nil, v); err == nil {
 				t.Errorf("AppendValue(%v) succeeded", v)
 			}
 		}
 	})
+}
+
+// TestAppendValue_worker: a solved value with a worker number is written
+// in version 2, the number as a uvarint in its shortest form; without one,
+// in version 1, as before version 2 existed. Both read back.
+func TestAppendValue_worker(t *testing.T) {
+	cases := []struct {
+		v    Value
+		want []byte
+	}{
+		{Value{Score: 5, Origin: OriginSolved}, []byte{0x11, 0x05}},
+		{Value{Score: 5, Origin: OriginSolved, Worker: 1}, []byte{0x21, 0x05, 0x01}},
+		{Value{Score: -3, Origin: OriginSolved, Worker: 127}, []byte{0x21, 0xfd, 0x7f}},
+		{Value{Score: 0, Origin: OriginSolved, Worker: 128}, []byte{0x21, 0x00, 0x80, 0x01}},
+		{Value{Score: 18, Origin: OriginSolved, Worker: 300}, []byte{0x21, 0x12, 0xac, 0x02}},
+		{Value{Score: -18, Origin: OriginSolved, Worker: math.MaxUint32}, []byte{0x21, 0xee, 0xff, 0xff, 0xff, 0xff, 0x0f}},
+		{Value{Score: -2, Origin: OriginDerived}, []byte{0x12, 0xfe}},
+		{Value{Score: 7, Origin: OriginImported}, []byte{0x13, 0x07}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%+v", c.v), func(t *testing.T) {
+			enc, err := AppendValue(nil, c.v)
+			if err != nil || !bytes.Equal(enc, c.want) {
+				t.Fatalf("AppendValue(%+v) = %x, %v; want %x", c.v, enc, err, c.want)
+			}
+			got, err := DecodeValue(nil, enc)
+			if err != nil || got != c.v {
+				t.Fatalf("DecodeValue(%x) = %+v, %v; want %+v", enc, got, err, c.v)
+			}
+		})
+	}
+}
+
+// TestDecodeValue_version1 reads values as the version before workers were
+// recorded wrote them (the bytes of its tests): a book written then reads
+// as it was, its solved entries of worker 0.
+func TestDecodeValue_version1(t *testing.T) {
+	for _, c := range []struct {
+		enc  []byte
+		want Value
+	}{
+		{[]byte{0x11, 0x00}, Value{Score: 0, Origin: OriginSolved}},
+		{[]byte{0x11, 0x12}, Value{Score: 18, Origin: OriginSolved}},
+		{[]byte{0x12, 0xfe}, Value{Score: -2, Origin: OriginDerived}},
+		{[]byte{0x13, 0xee}, Value{Score: -18, Origin: OriginImported}},
+	} {
+		got, err := DecodeValue(nil, c.enc)
+		if err != nil || got != c.want {
+			t.Errorf("DecodeValue(%x) = %+v, %v; want %+v", c.enc, got, err, c.want)
+		}
+	}
 }
 
 func TestDecodeValue_errors(t *testing.T) {
@@ -100,15 +154,25 @@ func TestDecodeValue_errors(t *testing.T) {
 		value []byte
 		msg   string
 	}{
-		"empty":      {nil, "empty value"},
-		"truncated":  {[]byte{0x11}, "1 bytes"},
-		"too long":   {[]byte{0x11, 0, 0}, "3 bytes"},
-		"version 0":  {[]byte{0x01, 0}, "version 0"},
-		"version 2":  {[]byte{0x21, 0}, "version 2"},
-		"origin 0":   {[]byte{0x10, 0}, "origin(0)"},
-		"origin 9":   {[]byte{0x19, 0}, "origin(9)"},
-		"score 33":   {[]byte{0x11, 33}, "score 33"},
-		"score -128": {[]byte{0x11, 0x80}, "score -128"},
+		"empty":              {nil, "empty value"},
+		"truncated":          {[]byte{0x11}, "1 bytes"},
+		"too long":           {[]byte{0x11, 0, 0}, "3 bytes"},
+		"version 0":          {[]byte{0x01, 0}, "version 0"},
+		"version 3":          {[]byte{0x31, 0, 1}, "version 3"},
+		"v2 no worker":       {[]byte{0x21, 0}, "version 2 value is 2 bytes"},
+		"v2 worker 0":        {[]byte{0x21, 0, 0}, "worker number 0"},
+		"v2 derived":         {[]byte{0x22, 0, 1}, "derived score"},
+		"v2 imported":        {[]byte{0x23, 0, 1}, "imported score"},
+		"v2 truncated":       {[]byte{0x21, 0, 0x80}, "truncated"},
+		"v2 long form":       {[]byte{0x21, 0, 0x81, 0x00}, "not its shortest form"},
+		"v2 trailing":        {[]byte{0x21, 0, 0x01, 0x01}, "1 bytes after"},
+		"v2 above uint32":    {[]byte{0x21, 0, 0x80, 0x80, 0x80, 0x80, 0x10}, "above 4294967295"},
+		"v2 varint overflow": {[]byte{0x21, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, "above 4294967295"},
+		"v2 score 40":        {[]byte{0x21, 40, 1}, "score 40"},
+		"origin 0":           {[]byte{0x10, 0}, "origin(0)"},
+		"origin 9":           {[]byte{0x19, 0}, "origin(9)"},
+		"score 33":           {[]byte{0x11, 33}, "score 33"},
+		"score -128":         {[]byte{0x11, 0x80}, "score -128"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -128,6 +192,10 @@ func FuzzDecodeValue(f *testing.F) {
 	f.Add([]byte{0x11, 0x00})
 	f.Add([]byte{0x13, 0xfe})
 	f.Add([]byte{0x11})
+	f.Add([]byte{0x21, 0x05, 0x01})
+	f.Add([]byte{0x21, 0x00, 0x80, 0x01})
+	f.Add([]byte{0x21, 0xee, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte{0x21, 0x00, 0x81, 0x00})
 	f.Fuzz(func(t *testing.T, v []byte) {
 		val, err := DecodeValue([]byte{1, 2, 3}, v)
 		if err != nil {

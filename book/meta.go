@@ -37,7 +37,8 @@ import (
 //
 // A job record is a version byte (jobVersion, 1) followed by the job as a
 // JSON object with the fields of Job (id, root, depth, state, planned,
-// solved, derived, tasks, task_size, runs, created, updated, message).
+// solved, derived, tasks, task_size, runs, created, updated, message,
+// quarantined, replan, plan_run).
 // Readers ignore fields they do not know, so fields can be added without a
 // new version.
 //
@@ -143,8 +144,17 @@ type Job struct {
 	Updated  time.Time `json:"updated"`   // when the job was last stored
 	Message  string    `json:"message,omitempty"`
 	// Quarantined are the workers whose results the job ignores, after
-	// rejecting too many of them: kept across runs of the job.
+	// rejecting too many of them or being revoked (RevokeWorker): kept
+	// across runs of the job.
 	Quarantined []string `json:"quarantined,omitempty"`
+	// Replan is set when entries of the job were taken out of the book
+	// after its plan was made (RevokeWorker): its next run makes the plan
+	// again, solves the leaves the book lacks and derives the rest.
+	Replan bool `json:"replan,omitempty"`
+	// PlanRun is the run that made the job's plan after a revocation:
+	// results of tasks of earlier runs name positions of another plan and
+	// are not read. 0 when no plan was made again.
+	PlanRun int `json:"plan_run,omitempty"`
 }
 
 // jobKey returns the key of the job record of id.
