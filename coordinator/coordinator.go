@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -113,8 +114,12 @@ type Summary struct {
 	CrossChecked  int64            // tasks whose scores a second solver confirmed (another worker's, or the coordinator's)
 	Disagreements int64            // cross-checked tasks decided by the coordinator
 	ByWorker      map[string]int64 // positions solved in this run, by worker id
-	Failed        []FailedTask
-	Wall          time.Duration
+	// Workers counts, by worker id (the sender of the results), the
+	// results accepted and rejected in this run, and the cross-checks
+	// each passed and failed.
+	Workers map[string]queue.WorkerResults
+	Failed  []FailedTask
+	Wall    time.Duration
 }
 
 // FailedTask is a task given up on after MaxDeliver deliveries.
@@ -160,7 +165,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	j := &job{cfg: cfg, id: cfg.Spec.ID(), dir: filepath.Join(cfg.PlanDir, cfg.Spec.ID()), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID()),
-		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}}
+		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, numbers: map[string]uint32{}}
 	if err := queue.ValidJobID(j.id); err != nil {
 		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
 	}
@@ -197,6 +202,9 @@ type job struct {
 	quarantined   map[string]bool      // workers whose results are ignored
 	refereeSolver *solver.Solver       // the coordinator's own, for disagreements
 	diskFull      atomic.Bool          // writes wait for disk space
+	numbers       map[string]uint32    // registered workers' numbers, by name, as looked up
+
+	countsMu sync.Mutex // guards summary.Workers, read by putStatus from other goroutines
 
 	statusMu            sync.Mutex    // guards the last status, put from several goroutines
 	lastState           book.JobState // of the last status stored
@@ -223,6 +231,17 @@ func (j *job) run(ctx context.Context) error {
 	}
 	rec.Runs++
 	j.runNo = rec.Runs
+	if rec.Replan {
+		// Entries of the job were taken out of the book (book.RevokeWorker)
+		// after its plan was made: the plan is made again, from the book
+		// as it is, and the results of earlier runs' tasks, whose indexes
+		// name positions of the old plan, are not read.
+		if err := RemovePlan(j.dir); err != nil {
+			return fmt.Errorf("removing the plan made before a revocation: %w", err)
+		}
+		rec.Replan, rec.PlanRun, rec.State = false, j.runNo, book.JobPlanning
+		j.log.Info("entries were revoked since the job's plan was made: planning again", "run", j.runNo)
+	}
 	// The results of an earlier run's tasks name them by index: with
 	// another task size, the indexes name other positions.
 	j.stale = rec.TaskSize != 0 && rec.TaskSize != j.cfg.Spec.TaskSize
@@ -537,9 +556,10 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 	for _, m := range msgs {
 		r := &m.Result
 		run, _, index := splitTaskID(r.TaskID)
-		if j.stale && run < j.runNo {
-			// An earlier run's task, of another size: its index names
-			// other positions now. Not the worker's fault; solved again.
+		if j.stale && run < j.runNo || run < j.record.PlanRun {
+			// An earlier run's task, of another size or of a plan made
+			// before a revocation: its index names other positions now.
+			// Not the worker's fault; solved again.
 			j.term(m)
 			continue
 		}
@@ -575,7 +595,15 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			j.term(m)
 			continue
 		}
+		// Each entry records its solver: the sender's number if it is a
+		// registered worker.
+		if n := j.workerNumber(sender); n != 0 {
+			for i := range es {
+				es[i].Worker = n
+			}
+		}
 		good = append(good, m)
+		j.count(r.WorkerID, func(c *queue.WorkerResults) { c.Accepted++ })
 		if j.cfg.OnResult != nil {
 			j.cfg.OnResult(r.WorkerID, true)
 		}
@@ -726,6 +754,9 @@ func (j *job) putStatus(ctx context.Context, state book.JobState, done, total in
 		JobID: j.id, State: string(state), Total: uint64(total), Done: uint64(done),
 		Failed: uint64(len(j.summary.Failed)), Started: j.start, Quarantined: j.summary.Quarantined,
 	}
+	j.countsMu.Lock()
+	s.Workers = maps.Clone(j.summary.Workers)
+	j.countsMu.Unlock()
 	if j.diskFull.Load() {
 		s.Message = "waiting for disk space"
 	}

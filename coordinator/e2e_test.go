@@ -489,6 +489,9 @@ func TestRun_crossCheck(t *testing.T) {
 		if sum.Disagreements == 0 || len(sum.Quarantined) != 1 || sum.Quarantined[0] != "liar" {
 			t.Errorf("disagreements %d, quarantined %v; want some, and [liar]", sum.Disagreements, sum.Quarantined)
 		}
+		if l, h := sum.Workers["liar"], sum.Workers["honest"]; l.CrossFailed == 0 || l.Rejected < 3 || h.CrossFailed != 0 || h.CrossPassed == 0 || h.Rejected != 0 || h.Accepted == 0 {
+			t.Errorf("results by worker: liar %+v, honest %+v; want the liar's cross-checks failed and 3 rejections, the honest worker's passed", l, h)
+		}
 		checkBook(t, b, c.book, spec.Root, spec.Depth)
 	})
 	t.Run("one worker", func(t *testing.T) {
@@ -504,6 +507,9 @@ func TestRun_crossCheck(t *testing.T) {
 		}
 		if sum.Disagreements != 0 || len(sum.Quarantined) != 0 || sum.CrossChecked == 0 {
 			t.Errorf("an honest worker alone: %d disagreements, quarantined %v, %d checked by the coordinator", sum.Disagreements, sum.Quarantined, sum.CrossChecked)
+		}
+		if c := sum.Workers["alone"]; c.CrossPassed == 0 || c.CrossFailed != 0 || c.Rejected != 0 {
+			t.Errorf("results of the worker alone: %+v, want cross-checks passed only", c)
 		}
 		checkBook(t, b, c.book, spec.Root, spec.Depth)
 	})

@@ -79,6 +79,8 @@ func (m *memBook) PutJob(j book.Job) (book.Job, error) {
 
 func (m *memBook) Path() string { return "memBook" }
 
+func (m *memBook) Worker(name string) (book.Worker, bool, error) { return book.Worker{}, false, nil }
+
 // score returns the score the book holds for p.
 func (m *memBook) score(p solver.Position) (int, bool) {
 	m.mu.Lock()

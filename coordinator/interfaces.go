@@ -23,13 +23,15 @@ type DeriveBook interface {
 	PutBatch(entries []book.Entry) error
 }
 
-// JobBook is the part of a book a coordinator uses: entries and the job
-// record.
+// JobBook is the part of a book a coordinator uses: entries, the job
+// record, and the worker registry (whose numbers the solved entries
+// record).
 type JobBook interface {
 	PlanBook
 	DeriveBook
 	Job(id string) (book.Job, bool, error)
 	PutJob(j book.Job) (book.Job, error)
+	Worker(name string) (book.Worker, bool, error)
 	Path() string
 }
 

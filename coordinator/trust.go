@@ -54,6 +54,7 @@ func (j *job) copiesAtStart(index int) int {
 func (j *job) reject(worker string, task uint64, reason error) {
 	j.summary.Rejected++
 	j.rejections[worker]++
+	j.count(worker, func(c *queue.WorkerResults) { c.Rejected++ })
 	if j.cfg.OnResult != nil {
 		j.cfg.OnResult(worker, false)
 	}
@@ -68,6 +69,56 @@ func (j *job) reject(worker string, task uint64, reason error) {
 			j.log.Warn("storing the quarantine in the job record", "worker", worker, "error", err)
 		}
 	}
+}
+
+// count updates the counts of worker's results (Summary.Workers).
+func (j *job) count(worker string, update func(*queue.WorkerResults)) {
+	j.countsMu.Lock()
+	defer j.countsMu.Unlock()
+	if j.summary.Workers == nil {
+		j.summary.Workers = map[string]queue.WorkerResults{}
+	}
+	c := j.summary.Workers[worker]
+	update(&c)
+	j.summary.Workers[worker] = c
+}
+
+// crossResult counts a cross-check of a result of worker: passed, or
+// failed, and then the result, accepted when it came, is rejected.
+func (j *job) crossResult(worker string, task uint64, passed bool, reason error) {
+	if passed {
+		j.count(worker, func(c *queue.WorkerResults) { c.CrossPassed++ })
+		return
+	}
+	j.count(worker, func(c *queue.WorkerResults) {
+		c.CrossFailed++
+		if c.Accepted > 0 {
+			c.Accepted--
+		}
+	})
+	j.reject(worker, task, reason)
+}
+
+// workerNumber returns the number of the registered worker name (active
+// or removed), or 0 if name is not a registered worker's: a worker with
+// a key has its name for its subject, so the number is the key's; a
+// worker without a key names itself, and only a registered name gets a
+// number. A number found is kept for the run; a name not found is looked
+// up again at its next result (it may be registered meanwhile).
+func (j *job) workerNumber(name string) uint32 {
+	if n, ok := j.numbers[name]; ok {
+		return n
+	}
+	w, ok, err := j.cfg.Book.Worker(name)
+	if err != nil {
+		j.log.Warn("looking up a worker's number: its results are stored without it", "worker", name, "error", err)
+		return 0
+	}
+	if !ok {
+		return 0
+	}
+	j.numbers[name] = w.Number
+	return w.Number
 }
 
 // quarantine ignores worker's results from now on.
@@ -96,9 +147,10 @@ func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []b
 		}
 		if sameScores(truth, r.Scores) {
 			j.summary.CrossChecked++
+			j.crossResult(r.WorkerID, r.TaskID, true, nil)
 		} else {
 			j.summary.Disagreements++
-			j.reject(r.WorkerID, r.TaskID, fmt.Errorf("task %d: scores differ from the coordinator's", index))
+			j.crossResult(r.WorkerID, r.TaskID, false, fmt.Errorf("task %d: scores differ from the coordinator's", index))
 		}
 		delete(j.firstResults, index)
 		return truth, true, nil
@@ -106,6 +158,8 @@ func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []b
 	delete(j.firstResults, index)
 	if slices.Equal(first.Scores, r.Scores) {
 		j.summary.CrossChecked++
+		j.crossResult(first.WorkerID, first.TaskID, true, nil)
+		j.crossResult(r.WorkerID, r.TaskID, true, nil)
 		return es, true, nil
 	}
 	j.summary.Disagreements++
@@ -115,9 +169,12 @@ func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []b
 		return nil, false, err
 	}
 	for _, res := range []*queue.Result{&first, r} {
-		if !sameScores(truth, res.Scores) {
-			j.reject(res.WorkerID, res.TaskID, fmt.Errorf("task %d: cross-check: scores differ from the coordinator's", index))
+		ok := sameScores(truth, res.Scores)
+		var reason error
+		if !ok {
+			reason = fmt.Errorf("task %d: cross-check: scores differ from the coordinator's", index)
 		}
+		j.crossResult(res.WorkerID, res.TaskID, ok, reason)
 	}
 	return truth, true, nil
 }

@@ -47,6 +47,24 @@ type JobStatus struct {
 	// Quarantined are the workers whose results the coordinator ignores,
 	// after rejecting too many of them.
 	Quarantined []string `json:"quarantined,omitempty"`
+	// Workers counts, by worker (the sender of the results), what the
+	// coordinator made of their results in its run.
+	Workers map[string]WorkerResults `json:"workers,omitempty"`
+}
+
+// WorkerResults counts what a coordinator made of one worker's results.
+type WorkerResults struct {
+	// Accepted are the results that passed the checks (a task solved
+	// twice included), less those a cross-check later found wrong.
+	Accepted uint64 `json:"accepted"`
+	// Rejected are the results rejected: forged, for a task not issued,
+	// with impossible scores, or found wrong by a cross-check.
+	Rejected uint64 `json:"rejected"`
+	// CrossPassed and CrossFailed are the results of cross-checked tasks
+	// that another worker or the coordinator confirmed, and those it
+	// found wrong.
+	CrossPassed uint64 `json:"cross_passed,omitempty"`
+	CrossFailed uint64 `json:"cross_failed,omitempty"`
 }
 
 // statusKV returns the status bucket, bound once and kept.
