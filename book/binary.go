@@ -16,7 +16,7 @@ import (
 
 // # Binary book file
 //
-// A lossless, versioned export of a book's positions ("book export
+// A versioned export of a book's positions ("book export
 // --format bin"), for programs that want every entry without Pebble: a
 // header, then one fixed-width record per entry. The format is stable: a
 // file written by this version of the package is readable by every later
@@ -56,12 +56,15 @@ import (
 //	        in the range possible at that depth (solver.Board.ScoreRange).
 //	origin: the Origin of the score: 1 solved, 2 derived, 3 imported.
 //
-// Why it is lossless: a book stores, for each position, its depth and
-// canonical key (the key of the entry) and a Value, which is exactly a
-// score and an origin; every score of every board lies in [-31, 32] and so
-// fits an int8, and the origin gets a byte of its own. A record is thus an
-// entry, and an import of the file gives back the book's positions, entry
-// for entry. (A book's metadata, its board aside, is not exported: the
+// What it keeps: a book stores, for each position, its depth and
+// canonical key (the key of the entry) and a Value: a score, an origin
+// and, for a solved score, the number of the worker that solved it
+// (format.go). Every score of every board lies in [-31, 32] and so fits an
+// int8, and the origin gets a byte of its own, so an import of the file
+// gives back the book's positions, score and origin, entry for entry. The
+// worker is not exported: a worker's number means something only in the
+// book that registers it, and an imported solved entry has worker 0,
+// unknown. (A book's metadata, its board aside, is not exported: the
 // job records say how the book was made, not what it holds.) The fields
 // are whole bytes, not packed bits, so that any language reads them with
 // no bit arithmetic: packing score and origin into one byte would save one

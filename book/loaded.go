@@ -98,8 +98,9 @@ const maxLoaded = math.MaxUint32
 // Every score of every board lies in [-31, 32]: a board has at most 63
 // cells (solver.CheckSize), a loss to the opponent's next stone scores
 // -(cells-moves)/2 >= -31 and a win with the next stone (cells+1-moves)/2
-// <= 32. So 6 bits hold the score and 2 the origin: the loaded form is as
-// lossless as the book.
+// <= 32. So 6 bits hold the score and 2 the origin: the loaded form keeps
+// every score and origin of the book. It does not keep the worker that
+// solved an entry (Value.Worker is 0): lookups need the score.
 const (
 	packedScoreMin   = -31
 	packedScoreMax   = 32

@@ -21,8 +21,9 @@ lines can be read back by "c4book book import" and "c4book book get".
 
 --format bin writes every entry, score and origin, in a binary file:
 a 20-byte header (magic bytes, version, board, deepest depth, number of
-records), then 11 bytes an entry, sorted by depth and key. It is
-lossless: "c4book book import" reads it back, entry for entry, and
+records), then 11 bytes an entry, sorted by depth and key (not the
+worker that solved an entry): "c4book book import" reads it back, entry
+for entry, and
 book.BinaryReader and book.LoadBinary read it in Go. Its layout:
 docs/format.md, "Binary export". Refused on a terminal without --out.
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -517,15 +518,26 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 	}
 	row("nodes", formatCount(s.Nodes), "("+perSec(float64(s.Nodes))+"/s)")
 	row("positions solved/s", perSec(float64(s.Solved)), "")
-	if len(s.ByWorker) == 0 {
+	printByWorker(w, s, perSec)
+}
+
+// printByWorker writes the summary's lines by worker: the positions each
+// solved, and what the coordinator made of its results (accepted,
+// rejected, and the cross-checks passed and failed when tasks were
+// cross-checked).
+func printByWorker(w io.Writer, s coordinator.Summary, perSec func(float64) string) {
+	ids := slices.Sorted(maps.Keys(s.ByWorker))
+	for id := range s.Workers {
+		if _, ok := s.ByWorker[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "  by worker:")
-	ids := make([]string, 0, len(s.ByWorker))
-	for id := range s.ByWorker {
-		ids = append(ids, id)
-	}
 	slices.Sort(ids)
+	cross := s.CrossChecked > 0 || s.Disagreements > 0
+	fmt.Fprintln(w, "  by worker:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, id := range ids {
 		n := s.ByWorker[id]
@@ -533,7 +545,13 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 		if s.Solved > 0 {
 			share = 100 * float64(n) / float64(s.Solved)
 		}
-		fmt.Fprintf(tw, "    %s\t%s positions\t%.1f%%\t%s/s\n", id, formatCount(n), share, perSec(float64(n)))
+		c := s.Workers[id]
+		fmt.Fprintf(tw, "    %s	%s positions	%.1f%%	%s/s	%s results accepted	%s rejected", id, formatCount(n), share, perSec(float64(n)),
+			formatCount(c.Accepted), formatCount(c.Rejected))
+		if cross {
+			fmt.Fprintf(tw, "	cross-checks %s passed	%s failed", formatCount(c.CrossPassed), formatCount(c.CrossFailed))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }

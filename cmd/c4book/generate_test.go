@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -177,4 +179,35 @@ func TestGenerate_crossCheck(t *testing.T) {
 	}
 	bad := run(t, "", "generate", "--width=5", "--height=4", "--depth=8", "--book", bookPath, "--cross-check=2")
 	wantErr(t, bad, "queue.cross-check: 2 is out of range")
+}
+
+// TestPrintByWorker: the summary's lines by worker, with the results
+// accepted and rejected, the cross-checks when tasks were cross-checked,
+// and a worker whose results were all rejected.
+func TestPrintByWorker(t *testing.T) {
+	s := coordinator.Summary{
+		Solved:   120,
+		ByWorker: map[string]int64{"alice": 90, "bob": 30},
+		Workers: map[string]queue.WorkerResults{
+			"alice":   {Accepted: 12, CrossPassed: 2},
+			"bob":     {Accepted: 4, Rejected: 1, CrossPassed: 1, CrossFailed: 1},
+			"mallory": {Rejected: 3},
+		},
+	}
+	perSec := func(n float64) string { return formatRate(n / 10) }
+	var b strings.Builder
+	printByWorker(&b, s, perSec)
+	want := "  by worker:\n" +
+		"    alice    90 positions  75.0%  9.00/s  12 results accepted  0 rejected\n" +
+		"    bob      30 positions  25.0%  3.00/s  4 results accepted   1 rejected\n" +
+		"    mallory  0 positions   0.0%   0.00/s  0 results accepted   3 rejected\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+	s.CrossChecked, s.Disagreements = 2, 1
+	b.Reset()
+	printByWorker(&b, s, perSec)
+	if lines := outputLines(b.String()); len(lines) != 4 || !strings.HasSuffix(lines[2], "1 rejected  cross-checks 1 passed  1 failed") {
+		t.Errorf("with cross-checks:\n%s", b.String())
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,7 +25,9 @@ import (
 const statusLong = `Show the jobs and the workers of a NATS server (--nats URL, nats.url).
 
 Jobs: state, positions solved of those to solve, failed tasks, when the
-job started and when its coordinator last reported. Every job a
+job started and when its coordinator last reported; then, by job and
+worker, the results its coordinator accepted and rejected in its run, and
+the cross-checks each worker passed and failed. Every job a
 coordinator reported to the server is shown, or only those named with
 --job and the job of --depth and --root (with --width and --height) when
 either is given.
@@ -362,6 +366,7 @@ func printStatus(w io.Writer, rep statusReport, now time.Time, hist *jobHistory)
 	for _, id := range rep.Missing {
 		fmt.Fprintf(w, "Job %s: no status on this server.\n", id)
 	}
+	printWorkerResults(w, rep.Jobs)
 	fmt.Fprintln(w)
 	if len(rep.Workers) == 0 {
 		fmt.Fprintln(w, "Workers: none seen in the last two minutes.")
@@ -379,6 +384,26 @@ func printStatus(w io.Writer, rep statusReport, now time.Time, hist *jobHistory)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.WorkerID, s.Host, formatCount(s.Solved), formatCount(s.Tasks),
 			formatRate(s.Rate), busy, job, ago(now, s.Seen))
+	}
+	tw.Flush()
+}
+
+// printWorkerResults writes, for the jobs whose coordinator counted any,
+// the results of each worker it accepted and rejected in its run, and the
+// cross-checks each passed and failed.
+func printWorkerResults(w io.Writer, jobs []queue.JobStatus) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := false
+	for _, j := range jobs {
+		for _, id := range slices.Sorted(maps.Keys(j.Workers)) {
+			if !header {
+				fmt.Fprintln(w)
+				fmt.Fprintln(tw, "JOB\tWORKER\tACCEPTED\tREJECTED\tCROSS-CHECKS PASSED\tFAILED")
+				header = true
+			}
+			c := j.Workers[id]
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, id, formatCount(c.Accepted), formatCount(c.Rejected), formatCount(c.CrossPassed), formatCount(c.CrossFailed))
+		}
 	}
 	tw.Flush()
 }

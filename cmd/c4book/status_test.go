@@ -32,6 +32,8 @@ func TestStatus_Run(t *testing.T) {
 		want := [][]string{
 			{"JOB", "STATE", "DONE", "TOTAL", "%", "FAILED", "STARTED", "UPDATED"},
 			{"5x4-d10", "done"},
+			{"JOB", "WORKER", "ACCEPTED", "REJECTED", "CROSS-CHECKS", "PASSED", "FAILED"},
+			{"5x4-d10", "w1"},
 			{"WORKER", "HOST", "SOLVED", "TASKS", "RATE/S", "BUSY", "JOB", "LAST", "SEEN"},
 			{"w1"},
 		}
@@ -54,6 +56,9 @@ func TestStatus_Run(t *testing.T) {
 		}
 		if len(rep.Jobs) != 1 || rep.Jobs[0].JobID != "5x4-d10" || rep.Jobs[0].State != "done" || rep.Jobs[0].Done != rep.Jobs[0].Total || rep.Jobs[0].Total == 0 {
 			t.Errorf("jobs: %+v", rep.Jobs)
+		}
+		if c := rep.Jobs[0].Workers["w1"]; len(rep.Jobs) == 1 && (len(rep.Jobs[0].Workers) != 1 || c.Accepted == 0 || c.Rejected != 0) {
+			t.Errorf("results by worker: %+v, want w1's accepted", rep.Jobs[0].Workers)
 		}
 		if len(rep.Missing) != 1 || rep.Missing[0] != "5x4-d12" {
 			t.Errorf("missing: %v, want [5x4-d12]", rep.Missing)
@@ -86,6 +91,32 @@ func TestStatus_Run(t *testing.T) {
 			t.Errorf("a worker that left is listed:\n%s", r.stdout)
 		}
 	})
+}
+
+// TestPrintWorkerResults: the results of each worker by job, in a table
+// after the jobs', and nothing for jobs whose coordinator counted none.
+func TestPrintWorkerResults(t *testing.T) {
+	jobs := []queue.JobStatus{
+		{JobID: "7x6-d8"},
+		{JobID: "7x6-d12", Workers: map[string]queue.WorkerResults{
+			"mallory": {Accepted: 2, Rejected: 3, CrossPassed: 1, CrossFailed: 2},
+			"alice":   {Accepted: 1234, CrossPassed: 5},
+		}},
+	}
+	var b strings.Builder
+	printWorkerResults(&b, jobs)
+	want := "\n" +
+		"JOB      WORKER   ACCEPTED  REJECTED  CROSS-CHECKS PASSED  FAILED\n" +
+		"7x6-d12  alice    1,234     0         5                    0\n" +
+		"7x6-d12  mallory  2         3         1                    2\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	printWorkerResults(&b, jobs[:1])
+	if b.Len() != 0 {
+		t.Errorf("a job without counts printed %q", b.String())
+	}
 }
 
 // TestStatus_help: the help claims no default job to show, since every
