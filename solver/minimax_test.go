@@ -131,12 +131,17 @@ func TestSolver_Solve_smallBoards(t *testing.T) {
 				}
 				// The static bounds hold where the search uses them.
 				if !p.CanWinNext() && p.nonLosingMoves() != 0 && p.Moves() < tc.w*tc.h-2 {
-					if lo, hi := s.staticBounds(&p, 64, -64); want < lo || want > hi {
+					if lo, hi := s.staticBounds(&p, p.opponentWinningCells(), 64, -64); want < lo || want > hi {
 						t.Fatalf("%q: static bounds [%d, %d], score %d\n%v", moves, lo, hi, want, p)
 					}
 					if tc.h%2 == 0 && p.Moves()%2 == 0 {
 						if ub := s.evensBound(&p); want > ub {
 							t.Fatalf("%q: evens bound %d, score %d\n%v", moves, ub, want, p)
+						}
+					}
+					if tc.h%2 == 0 && p.Moves()%2 == 1 {
+						if ub := s.oddThreatBound(&p, p.opponentWinningCells()); want > ub {
+							t.Fatalf("%q: odd threat bound %d, score %d\n%v", moves, ub, want, p)
 						}
 					}
 				}
@@ -193,6 +198,47 @@ func TestSolver_evensBound(t *testing.T) {
 			if ub <= 0 {
 				bounded++
 			}
+		}
+		t.Logf("%dx%d: %d positions, %d bounded", size[0], size[1], checked, bounded)
+	}
+}
+
+// TestSolver_oddThreatBound checks the odd threat's bound against the
+// plain minimax on random positions with an odd number of stones, on
+// boards with an even number of rows, late enough for the minimax to be
+// quick; it counts the positions the bound decides (a loss).
+func TestSolver_oddThreatBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, size := range [][2]int{{6, 4}, {7, 4}, {5, 6}, {7, 6}} {
+		b := MustBoard(size[0], size[1])
+		s, _ := New(b, 1<<20)
+		checked, bounded := 0, 0
+		for checked < 400 {
+			p, pb := b.NewPosition(), newPlainBoard(size[0], size[1])
+			target := b.Cells() - 11 - 2*rng.IntN(2)
+			for p.Moves() < target && !p.CanWinNext() && p.nonLosingMoves() != 0 {
+				col := rng.IntN(b.Width())
+				if !p.CanPlay(col) {
+					continue
+				}
+				p.Play(col)
+				pb.play(col)
+			}
+			if p.Moves() != target || p.CanWinNext() || p.nonLosingMoves() == 0 {
+				continue
+			}
+			checked++
+			want := pb.minimax(map[string]int{})
+			ub := s.oddThreatBound(&p, p.opponentWinningCells())
+			if want > ub {
+				t.Fatalf("%dx%d: odd threat bound %d, score %d\n%v", size[0], size[1], ub, want, p)
+			}
+			if ub < 0 {
+				bounded++
+			}
+		}
+		if bounded == 0 {
+			t.Errorf("%dx%d: the bound decided none of %d positions: the check tests nothing", size[0], size[1], checked)
 		}
 		t.Logf("%dx%d: %d positions, %d bounded", size[0], size[1], checked, bounded)
 	}

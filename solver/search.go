@@ -398,7 +398,7 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 			flo, fhi = -fhi, -flo
 			continue
 		}
-		lo, hi := s.staticBounds(p, alpha, beta)
+		lo, hi := s.staticBounds(p, threats, alpha, beta)
 		flo, fhi = max(flo, lo), min(fhi, hi)
 		if v, cut := closes(alpha, beta, flo, fhi); cut {
 			return sign * v, known
@@ -677,14 +677,15 @@ func boundOf(r, alpha, beta int, e tableEntry) Bound {
 //   - p's player cannot make four with this stone (a precondition of the
 //     search), so p scores at most a win with their next stone.
 //   - A player who cannot make four even with every empty cell cannot win.
-//   - The evens strategy (see evensBound).
+//   - The evens strategy (see evensBound) and the odd threat (see
+//     oddThreatBound).
 //
 // A bound is looked for only if it could close the window (alpha, beta):
 // the search needs no other.
 //
 // Precondition: p is not over, p's player cannot make four at once and has
 // a non-losing move.
-func (s *Solver) staticBounds(p *Position, alpha, beta int) (lo, hi int) {
+func (s *Solver) staticBounds(p *Position, threats uint64, alpha, beta int) (lo, hi int) {
 	b := s.board
 	lo = b.lossWithStone(p.moves, 2)
 	hi = b.winWithStone(p.moves, 2)
@@ -701,10 +702,55 @@ func (s *Solver) staticBounds(p *Position, alpha, beta int) (lo, hi int) {
 			lo = max(lo, 0)
 		}
 	}
-	if b.height%2 == 0 && p.moves%2 == 0 && 3*p.moves >= b.Cells() && alpha >= b.evensFloor() {
-		hi = min(hi, s.evensBound(p))
+	if b.height%2 == 0 && 3*p.moves >= b.Cells() {
+		if p.moves%2 == 0 && alpha >= b.evensFloor() {
+			hi = min(hi, s.evensBound(p))
+		}
+		if p.moves%2 == 1 && alpha >= b.oddThreatFloor() && threats&b.oddRows != 0 {
+			hi = min(hi, s.oddThreatBound(p, threats))
+		}
 	}
 	return lo, hi
+}
+
+// oddThreatFloor is the lowest bound oddThreatBound gives: X's threat in
+// the third row.
+func (b *Board) oddThreatFloor() int { return b.LostScore(b.Cells() - b.height + 3) }
+
+// oddThreatBound returns an upper bound on the score of p from an odd
+// threat of the opponent, or a bound too high to matter when there is
+// none that works. The board has an even number of rows and p an odd
+// number of stones: the player to move, O, is the second player and the
+// opponent, X, the first. threats are X's winning cells.
+//
+// X has an odd threat: a cell t that makes four for X, in an odd row
+// (counting rows from 1 at the bottom) of a column c of odd height, whose
+// lowest empty cell is thus in an even row. X answers every move of O:
+// on top of it, except when O plays in a column of odd height other than
+// c, which X answers in the lowest cell of another such column (there is
+// one: the number of empty cells is odd, so is the number of columns of
+// odd height, c among them). Then X gets the odd cells of c, and when O
+// plays right under t, X plays t and wins; O, to avoid it, must fill the
+// other columns first, getting at most their empty cells of an odd row
+// and the lowest empty cell of each of odd height, and the cells of an
+// even row below t in c. If those cells and O's stones hold no four, O
+// never makes four and X wins with t at the latest, when only the cells
+// above t are left.
+func (s *Solver) oddThreatBound(p *Position, threats uint64) int {
+	b := s.board
+	empty := b.full &^ p.mask
+	low := p.possible() &^ b.oddRows // the lowest empty cells of the columns of odd height
+	bound := b.Cells()
+	for t := threats & b.oddRows & b.above(low); t != 0; t &= t - 1 {
+		cell := t & -t
+		col := b.columnMask(b.columnOf(cell))
+		theirs := p.current | (empty&b.oddRows|low)&^col | empty&col&(cell-1)&^b.oddRows
+		if !b.hasFour(theirs) {
+			row := bits.TrailingZeros64(cell) % int(b.stride)
+			bound = min(bound, b.LostScore(b.Cells()-(b.height-1-row)))
+		}
+	}
+	return bound
 }
 
 // evensFloor is the lowest bound evensBound gives: O wins with a four in
