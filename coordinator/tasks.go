@@ -20,6 +20,7 @@ type taskTable struct {
 	failed  []bool  // given up on
 	copies  []uint8 // copies published in this run
 	out     []uint8 // copies published in this run without a result yet
+	by      []int32 // done in this run on one worker's word: its number in the run (job.solvedBy), 0 if not
 	pending int     // tasks neither done nor failed
 }
 
@@ -35,6 +36,7 @@ func newTaskTable(leaves *keyfile.File, size int) *taskTable {
 		failed:  make([]bool, n),
 		copies:  make([]uint8, n),
 		out:     make([]uint8, n),
+		by:      make([]int32, n),
 		pending: n,
 	}
 }
@@ -78,6 +80,15 @@ func (t *taskTable) setFailed(i int) {
 	}
 	t.failed[i] = true
 	t.pending--
+}
+
+// reopen marks task i, done or failed, as needing a result again.
+func (t *taskTable) reopen(i int) {
+	if !t.done[i] && !t.failed[i] {
+		return
+	}
+	t.done[i], t.failed[i], t.by[i] = false, false, 0
+	t.pending++
 }
 
 // needed reports whether task i still needs a result.
@@ -133,6 +144,32 @@ func (t *taskTable) markHeld(held iter.Seq2[book.Entry, error]) error {
 		}
 	}
 	return sc.Err()
+}
+
+// tasksWith returns the tasks with an entry of held (the book's entries
+// of the leaves' depth, in key order) that match: the tasks to solve again
+// when match finds a quarantined worker's entries. It reads the leaves
+// file once, beside held.
+func (t *taskTable) tasksWith(held iter.Seq2[book.Entry, error], match func(book.Entry) bool) ([]int, error) {
+	next, stop := iter.Pull2(held)
+	defer stop()
+	e, err, ok := next()
+	sc := t.leaves.Scan(0, t.leaves.Len())
+	var tasks []int
+	for sc.Next() {
+		for ok && err == nil && e.Key < sc.Key() {
+			e, err, ok = next()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ok && e.Key == sc.Key() && match(e) {
+			if i := int(sc.Index() / t.size); len(tasks) == 0 || tasks[len(tasks)-1] != i {
+				tasks = append(tasks, i)
+			}
+		}
+	}
+	return tasks, sc.Err()
 }
 
 // checkKeys reports an error unless keys are the keys of task i.

@@ -153,8 +153,9 @@ func TestCollect(t *testing.T) {
 
 // TestCollect_crossCheck: a cross-checked task is stored once two workers
 // agree; when they disagree the coordinator solves it, stores its own
-// scores and rejects the worker that was wrong; one worker answering both
-// copies gets the task published again for another.
+// scores, and the worker that was wrong is rejected and quarantined; one
+// worker answering both copies never makes a cross-check: the task is
+// published again for another.
 func TestCollect_crossCheck(t *testing.T) {
 	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
 	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
@@ -178,14 +179,27 @@ func TestCollect_crossCheck(t *testing.T) {
 	if !j.tasks.done[0] || j.summary.CrossChecked != 1 {
 		t.Errorf("task 0 done %v, %d cross-checked", j.tasks.done[0], j.summary.CrossChecked)
 	}
-	// Task 1: b lies; the coordinator decides.
+	// Task 2: a answers both copies: no cross-check, a third copy goes out
+	// for b.
+	published := len(fq.published)
+	collect(solvedResult(t, j, 2, "a"))
+	collect(solvedResult(t, j, 2, "a"))
+	if j.tasks.done[2] || len(fq.published) != published+1 || j.summary.CrossChecked != 1 || j.summary.CrossSkipped != 0 {
+		t.Errorf("task 2 done %v, %d copies published, %d cross-checked, %d skipped: want not done, one more copy, no check",
+			j.tasks.done[2], len(fq.published)-published, j.summary.CrossChecked, j.summary.CrossSkipped)
+	}
+	if c := j.summary.Workers["a"]; c.CrossPassed != 1 {
+		t.Errorf("a's cross-checks: %+v, want the one of task 0", c)
+	}
+	// Task 1: b lies; the coordinator decides, and b is quarantined at
+	// once.
 	truth := solvedResult(t, j, 1, "a")
 	lie := solvedResult(t, j, 1, "b")
 	lie.Scores[0] = -lie.Scores[0] - 1
 	collect(truth)
 	collect(lie)
-	if !j.tasks.done[1] || j.summary.Disagreements != 1 || j.rejections["b"] != 1 || j.rejections["a"] != 0 {
-		t.Errorf("task 1 done %v, %d disagreements, rejections %v: want b alone rejected", j.tasks.done[1], j.summary.Disagreements, j.rejections)
+	if !j.tasks.done[1] || j.summary.Disagreements != 1 || j.rejections["b"] != 1 || j.rejections["a"] != 0 || !j.quarantined["b"] || j.quarantined["a"] {
+		t.Errorf("task 1 done %v, %d disagreements, rejections %v, quarantined %v: want b alone rejected and quarantined", j.tasks.done[1], j.summary.Disagreements, j.rejections, j.quarantined)
 	}
 	for i, k := range truth.Keys {
 		p, _ := spec.Board.PositionFromKey(k)
@@ -193,11 +207,75 @@ func TestCollect_crossCheck(t *testing.T) {
 			t.Errorf("position %d of task 1: book %d %v, want the true %d", i, v, ok, truth.Scores[i])
 		}
 	}
-	// Task 2: a answers both copies: a third copy goes out.
-	published := len(fq.published)
-	collect(solvedResult(t, j, 2, "a"))
-	collect(solvedResult(t, j, 2, "a"))
-	if j.tasks.done[2] || len(fq.published) != published+1 {
-		t.Errorf("task 2 done %v, %d copies published: want not done, one more copy", j.tasks.done[2], len(fq.published)-published)
+	// Task 0, which b confirmed with a, stays done.
+	if !j.tasks.done[0] || j.summary.Requeued != 0 {
+		t.Errorf("task 0 done %v, %d positions requeued: a cross-checked task is not b's alone", j.tasks.done[0], j.summary.Requeued)
+	}
+}
+
+// TestCollect_crossCheckOneIdentity: a worker alone answering both copies
+// of a cross-checked task: the check is skipped, counted, and the task
+// done on its word; its copies never count as a cross-check.
+func TestCollect_crossCheckOneIdentity(t *testing.T) {
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
+	planned, published := len(mb.entries), len(fq.published)
+	for range 2 {
+		if _, err := j.collect(context.Background(), []*queue.ResultMsg{resultMsg(solvedResult(t, j, 0, "solo"), &replies{})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !j.tasks.done[0] || len(mb.entries) != planned+int(j.tasks.positions(0)) || len(fq.published) != published {
+		t.Errorf("task 0 done %v, %d entries written, %d copies published: want done, stored, no more copy", j.tasks.done[0], len(mb.entries)-planned, len(fq.published)-published)
+	}
+	if s := j.summary; s.CrossChecked != 0 || s.CrossSkipped != 1 || s.Workers["solo"].CrossPassed != 0 || s.Workers["solo"].Accepted != 2 {
+		t.Errorf("summary: %d cross-checked, %d skipped, solo %+v; want 0, 1, no cross-check passed", s.CrossChecked, s.CrossSkipped, s.Workers["solo"])
+	}
+}
+
+// TestCollect_requeue: when a worker is quarantined, the tasks it solved
+// alone in the job are not done any more and are published again; the
+// others' tasks stay done.
+func TestCollect_requeue(t *testing.T) {
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, _, fq := testJob(t, spec, Config{})
+	ctx := context.Background()
+	var msgs []*queue.ResultMsg
+	for i, w := range []string{"liar", "liar", "honest"} {
+		msgs = append(msgs, resultMsg(solvedResult(t, j, i, w), &replies{}))
+	}
+	n, err := j.collect(ctx, msgs)
+	if err != nil || !j.tasks.done[0] || !j.tasks.done[1] || !j.tasks.done[2] {
+		t.Fatalf("collect = %d, %v; done %v", n, err, j.tasks.done[:3])
+	}
+	pending, published := j.tasks.pending, len(fq.published)
+	// Three impossible results: the liar is quarantined.
+	msgs = msgs[:0]
+	for i := 3; i < 6; i++ {
+		r := solvedResult(t, j, i, "liar")
+		r.Scores[0] = 100
+		msgs = append(msgs, resultMsg(r, &replies{}))
+	}
+	n, err = j.collect(ctx, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := j.tasks.positions(0) + j.tasks.positions(1)
+	if !j.quarantined["liar"] || j.tasks.done[0] || j.tasks.done[1] || !j.tasks.done[2] || n != -want || j.summary.Requeued != want {
+		t.Errorf("quarantined %v, done %v, collect = %d, requeued %d: want the liar's tasks 0 and 1 not done (-%d)", j.quarantined, j.tasks.done[:3], n, j.summary.Requeued, want)
+	}
+	if j.tasks.pending != pending+2 || j.summary.ByWorker["liar"] != 0 || j.summary.Solved != j.tasks.positions(2) {
+		t.Errorf("pending %d (was %d), by worker %v, solved %d", j.tasks.pending, pending, j.summary.ByWorker, j.summary.Solved)
+	}
+	// Published again: tasks 0 and 1, and 3, 4 and 5 whose results were
+	// rejected.
+	var again []int
+	for _, task := range fq.published[published:] {
+		_, _, i := splitTaskID(task.TaskID)
+		again = append(again, i)
+	}
+	slices.Sort(again)
+	if !slices.Equal(again, []int{0, 1, 3, 4, 5}) {
+		t.Errorf("published again: tasks %v, want [0 1 3 4 5]", again)
 	}
 }

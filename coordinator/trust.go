@@ -12,32 +12,59 @@ import (
 
 // Trust. Workers may be wrong (a bad machine, a bug) or lie (anyone who
 // can publish on the server). A result is checked against the task the
-// coordinator issued (checkResult); beyond that:
+// coordinator issued (checkResult); beyond that, every result is counted
+// for its sender's identity: the worker its subject names, which the
+// server chose for a worker with a key (the key's name), and which a
+// worker without a key (a shared token, no authentication) names itself.
 //
 //   - Quarantine: a worker whose results were rejected QuarantineAfter
-//     times is quarantined: its results are ignored from then on (and the
-//     tasks they were for published again), and it is shown in the job's
-//     status.
-//   - Cross-checking: a fraction of the tasks (CrossCheck) is published
-//     twice, and their scores are stored only once two different workers
-//     agree. When they disagree, the coordinator solves the task itself,
-//     stores its scores, and counts a rejection against each worker that
-//     was wrong. When one worker took both copies, the task is published
-//     again for another; after maxCrossCopies copies without a second
-//     worker, the coordinator checks the result itself.
+//     times, or that failed one cross-check, is quarantined for the job:
+//     its results are ignored from then on (and the tasks they were for
+//     published again), the job's record keeps it (a coordinator run again
+//     ignores it from the start), and its results stored earlier in the job
+//     are solved again by others (requeue).
+//   - Cross-checking: a fraction of the tasks (CrossCheck), chosen by a
+//     secret drawn at each run, is published twice, and their scores are
+//     stored only once two different identities agree. When they disagree,
+//     the coordinator solves the task itself (the third solve), stores its
+//     scores, and the worker that was wrong fails the cross-check. Copies
+//     answered by one identity never make a cross-check: when another
+//     identity has answered in this run, the task is published again for
+//     it, and after maxCrossCopies copies the coordinator checks the
+//     result itself; when no other identity has answered yet (a single
+//     worker), the cross-check is skipped and counted
+//     (Summary.CrossSkipped): the scores are stored on one worker's word.
 
 // maxCrossCopies is how many copies of a cross-checked task are published
 // in one run before the coordinator checks the result itself.
 const maxCrossCopies = 4
 
+// mix is splitmix64's finaliser: a well spread 64-bit hash of x.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 27
+	x *= 0x94D049BB133111EB
+	return x ^ x>>31
+}
+
 // crossChecked reports whether task index is one of the cross-checked
-// fraction: a fixed, well spread choice by index.
+// fraction: a well spread choice by index, keyed by the run's secret so
+// that a worker cannot tell which tasks are checked.
 func (j *job) crossChecked(index int) bool {
 	if j.cfg.CrossCheck <= 0 {
 		return false
 	}
-	h := uint64(index+1) * 0x9E3779B97F4A7C15
+	h := mix(uint64(index) ^ j.secret)
 	return float64(h>>11)/(1<<53) < j.cfg.CrossCheck
+}
+
+// copyID returns the copy field of the id of the copy-th copy of task
+// index: the copies counted from an offset drawn from the run's secret,
+// so that a worker cannot tell a first copy from a second one (and lie on
+// first copies only). Ids stay distinct for maxCopies copies.
+func (j *job) copyID(index, copy int) int {
+	return int((uint64(copy) + mix(mix(uint64(index)^j.secret))) & taskCopyMask)
 }
 
 // copiesAtStart is the number of copies of task index published when a run
@@ -59,14 +86,33 @@ func (j *job) reject(worker string, task uint64, reason error) {
 		j.cfg.OnResult(worker, false)
 	}
 	j.log.Warn("result rejected", "worker", worker, "task", task, "reason", reason)
-	if j.rejections[worker] >= j.cfg.QuarantineAfter && !j.quarantined[worker] {
-		j.quarantine(worker)
-		j.log.Error("worker quarantined: its results are ignored from now on", "worker", worker, "rejected", j.rejections[worker])
-		// The job's record keeps it: a coordinator run again ignores the
-		// worker from the start.
-		j.record.Quarantined = append(j.record.Quarantined, worker)
-		if err := j.save(j.record.State, j.record.Message); err != nil {
-			j.log.Warn("storing the quarantine in the job record", "worker", worker, "error", err)
+	if j.rejections[worker] >= j.cfg.QuarantineAfter {
+		j.quarantineForJob(worker, fmt.Sprintf("%d results rejected", j.rejections[worker]))
+	}
+}
+
+// quarantineForJob quarantines worker for the job, if it is not yet: its
+// results are ignored from now on, the job's record keeps it, and its
+// results stored earlier in the job are solved again (at the end of the
+// collect under way: see requeueQuarantined).
+func (j *job) quarantineForJob(worker, why string) {
+	if j.quarantined[worker] {
+		return
+	}
+	j.quarantine(worker)
+	j.toRequeue = append(j.toRequeue, worker)
+	j.log.Error("worker quarantined: its results are ignored from now on, and those it gave in this job are solved again by others", "worker", worker, "why", why)
+	// The job's record keeps it: a coordinator run again ignores the
+	// worker from the start.
+	j.record.Quarantined = append(j.record.Quarantined, worker)
+	if err := j.save(j.record.State, j.record.Message); err != nil {
+		j.log.Warn("storing the quarantine in the job record", "worker", worker, "error", err)
+	}
+	// A first result of a cross-check awaiting a second one is void.
+	for i, r := range j.firstResults {
+		if r.WorkerID == worker {
+			delete(j.firstResults, i)
+			j.requeued = append(j.requeued, i)
 		}
 	}
 }
@@ -84,7 +130,9 @@ func (j *job) count(worker string, update func(*queue.WorkerResults)) {
 }
 
 // crossResult counts a cross-check of a result of worker: passed, or
-// failed, and then the result, accepted when it came, is rejected.
+// failed, and then the result, accepted when it came, is rejected, and
+// the worker quarantined: the coordinator's own solver found its scores
+// wrong.
 func (j *job) crossResult(worker string, task uint64, passed bool, reason error) {
 	if passed {
 		j.count(worker, func(c *queue.WorkerResults) { c.CrossPassed++ })
@@ -97,6 +145,7 @@ func (j *job) crossResult(worker string, task uint64, passed bool, reason error)
 		}
 	})
 	j.reject(worker, task, reason)
+	j.quarantineForJob(worker, "failed a cross-check: "+reason.Error())
 }
 
 // workerNumber returns the number of the registered worker name (active
@@ -127,24 +176,48 @@ func (j *job) quarantine(worker string) {
 	j.summary.Quarantined = append(j.summary.Quarantined, worker)
 }
 
+// otherIdentity reports whether an identity other than worker, and not
+// quarantined, has had a result accepted in this run.
+func (j *job) otherIdentity(worker string) bool {
+	for id := range j.identities {
+		if id != worker && !j.quarantined[id] {
+			return true
+		}
+	}
+	return false
+}
+
 // crossCheck decides a result r, with entries es, of cross-checked task
-// index: the entries to store and true once two workers agree (or the
-// coordinator has decided), false while a second opinion is awaited.
-func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []book.Entry) ([]book.Entry, bool, error) {
+// index: the entries to store and decided once two identities agree (or
+// the coordinator has decided, or the check is skipped), not decided while
+// a second opinion is awaited. oneWord is true when the entries are stored
+// on the word of r's sender alone (a skipped check).
+func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []book.Entry) (entries []book.Entry, decided, oneWord bool, err error) {
 	first, ok := j.firstResults[index]
 	if !ok {
 		j.firstResults[index] = queue.Result{WorkerID: r.WorkerID, TaskID: r.TaskID, Scores: slices.Clone(r.Scores)}
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	if first.WorkerID == r.WorkerID {
-		if j.tasks.copies[index] < maxCrossCopies {
-			return nil, false, nil // another worker must solve a new copy
+		// Two copies answered by one identity: no cross-check.
+		if !j.otherIdentity(r.WorkerID) {
+			// No other worker has answered in this run: there is nobody
+			// to check against.
+			delete(j.firstResults, index)
+			j.summary.CrossSkipped++
+			j.log.Debug("cross-check skipped: no other worker has answered in this run", "task", index, "worker", r.WorkerID)
+			return es, true, true, nil
 		}
-		// No other worker came: the coordinator checks.
+		if j.tasks.copies[index] < maxCrossCopies {
+			return nil, false, false, nil // another worker must solve a new copy
+		}
+		// Other workers answer, but none took a copy of this task: the
+		// coordinator checks.
 		truth, err := j.referee(ctx, index)
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
+		delete(j.firstResults, index)
 		if sameScores(truth, r.Scores) {
 			j.summary.CrossChecked++
 			j.crossResult(r.WorkerID, r.TaskID, true, nil)
@@ -152,21 +225,20 @@ func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []b
 			j.summary.Disagreements++
 			j.crossResult(r.WorkerID, r.TaskID, false, fmt.Errorf("task %d: scores differ from the coordinator's", index))
 		}
-		delete(j.firstResults, index)
-		return truth, true, nil
+		return truth, true, false, nil
 	}
 	delete(j.firstResults, index)
 	if slices.Equal(first.Scores, r.Scores) {
 		j.summary.CrossChecked++
 		j.crossResult(first.WorkerID, first.TaskID, true, nil)
 		j.crossResult(r.WorkerID, r.TaskID, true, nil)
-		return es, true, nil
+		return es, true, false, nil
 	}
 	j.summary.Disagreements++
 	j.log.Warn("cross-check: two workers disagree; the coordinator solves the task", "task", index, "workers", []string{first.WorkerID, r.WorkerID})
 	truth, err := j.referee(ctx, index)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	for _, res := range []*queue.Result{&first, r} {
 		ok := sameScores(truth, res.Scores)
@@ -176,7 +248,88 @@ func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []b
 		}
 		j.crossResult(res.WorkerID, res.TaskID, ok, reason)
 	}
-	return truth, true, nil
+	return truth, true, false, nil
+}
+
+// requeueQuarantined solves again the results that the workers
+// quarantined since the last call gave in this job, so that the finished
+// book holds none of them: the tasks stored on such a worker's word in
+// this run, and, for a registered worker, every task of the job whose
+// entries in the book record its number (earlier runs' included). Each
+// is marked not done and published again. It returns the positions of
+// the tasks that were done and no longer are.
+func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
+	if len(j.toRequeue) == 0 && len(j.requeued) == 0 {
+		return 0, nil
+	}
+	workers := j.toRequeue
+	j.toRequeue = nil
+	voided := j.requeued
+	j.requeued = nil
+	var tasks []int
+	numbers := map[uint32]bool{}
+	for _, w := range workers {
+		if k, ok := j.identityIndex[w]; ok {
+			for i, by := range j.tasks.by {
+				if by == k {
+					tasks = append(tasks, i)
+				}
+			}
+		}
+		if n := j.workerNumber(w); n != 0 {
+			numbers[n] = true
+		}
+	}
+	if len(numbers) > 0 {
+		of, err := j.tasks.tasksWith(j.cfg.Book.Entries(j.cfg.Spec.Depth, j.cfg.Spec.Depth), func(e book.Entry) bool { return numbers[e.Worker] })
+		if err != nil {
+			return 0, fmt.Errorf("finding a quarantined worker's results: %w", err)
+		}
+		tasks = append(tasks, of...)
+	}
+	slices.Sort(tasks)
+	tasks = slices.Compact(tasks)
+	var undone int64
+	var again []int
+	for _, i := range tasks {
+		if !j.tasks.done[i] {
+			continue // not solved yet, or given up on
+		}
+		n := j.tasks.positions(i)
+		undone += n
+		j.summary.Requeued += n
+		if k := j.tasks.by[i]; k != 0 && j.summary.ByWorker != nil {
+			// Stored in this run: no longer solved by it.
+			j.summary.Solved -= n
+			j.summary.ByWorker[j.identityNames[k-1]] -= n
+		}
+		j.tasks.reopen(i)
+		if i < j.next {
+			j.open++
+			again = append(again, i)
+		}
+	}
+	if undone > 0 {
+		j.log.Warn("results of quarantined workers: their tasks are solved again", "workers", workers, "tasks", len(again), "positions", undone)
+	}
+	for _, i := range voided {
+		if i < j.next && j.tasks.needed(i) {
+			again = append(again, i)
+		}
+	}
+	return undone, j.publishAgain(ctx, again)
+}
+
+// solvedBy records that task index was stored on the word of worker
+// alone, in this run.
+func (j *job) solvedBy(index int, worker string) {
+	k, ok := j.identityIndex[worker]
+	if !ok {
+		j.identityNames = append(j.identityNames, worker)
+		k = int32(len(j.identityNames))
+		j.identityIndex[worker] = k
+	}
+	j.tasks.by[index] = k
 }
 
 // referee solves task index with the coordinator's own solver.
@@ -254,7 +407,7 @@ func (j *job) taskMsg(index int) (queue.Task, error) {
 		return queue.Task{}, err
 	}
 	b := j.cfg.Spec.Board
-	t := queue.Task{JobID: j.id, TaskID: taskID(j.runNo, int(j.tasks.copies[index]), index),
+	t := queue.Task{JobID: j.id, TaskID: taskID(j.runNo, j.copyID(index, int(j.tasks.copies[index])), index),
 		Width: uint8(b.Width()), Height: uint8(b.Height()), Keys: keys}
 	j.tasks.published(index)
 	return t, nil

@@ -1,0 +1,183 @@
+package coordinator_test
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/solver"
+	"github.com/c4book/c4book/worker"
+)
+
+// TestRun_crossCheckLiar: a liar with a valid key (mallory), registered in
+// the book, lies about every other result with scores the checks cannot
+// tell from true ones; it works alone at first, so that some of its
+// results are stored on its word, then two honest workers join. With half
+// of the tasks cross-checked, the liar fails a cross-check and is
+// quarantined; the coordinator is stopped right then and started again:
+// the second run refuses the liar from its start (the job's record keeps
+// the quarantine), the liar's results stored in the first run are solved
+// again by the others, and the finished book equals an honest run's,
+// entry for entry, with no entry of the liar's left.
+func TestRun_crossCheckLiar(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
+
+	honest := newCluster(t, b)
+	hctx, hcancel := context.WithCancel(context.Background())
+	hwait := honest.startWorker(t, hctx, "honest")
+	if _, err := honest.runJob(hctx, t, spec); err != nil {
+		t.Fatal(err)
+	}
+	hcancel()
+	hwait()
+	want := bookScores(t, honest.book)
+
+	k := newKeyedCluster(t, b, "alice", "bob", "mallory")
+	var liarNumber uint32
+	for _, name := range []string{"alice", "bob", "mallory"} {
+		w, err := k.book.AddWorker(name, k.keys[name].PublicKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "mallory" {
+			liarNumber = w.Number
+		}
+	}
+	workCtx, stopWorkers := context.WithCancel(context.Background())
+	defer stopWorkers()
+	lc := k.dial(t, workCtx, "mallory")
+	ltasks, err := lc.Tasks(workCtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	liar := &lyingPublisher{Publisher: lc, board: b, first: make(chan struct{})}
+	liarDone := make(chan error, 1)
+	go func() {
+		liarDone <- worker.Run(workCtx, ltasks, liar, worker.Config{ID: "mallory", Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)})
+	}()
+
+	// The first run: stopped as soon as the liar fails a cross-check.
+	ctx1, stop1 := context.WithCancel(context.Background())
+	defer stop1()
+	cfg := coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), StatusEvery: time.Second,
+		CrossCheck: 0.5, RefereeTableBytes: 1 << 20}
+	cfg1 := cfg
+	cfg1.OnResult = func(worker string, ok bool) {
+		if worker == "mallory" && !ok {
+			stop1()
+		}
+	}
+	runDone := make(chan struct{})
+	var sum1 coordinator.Summary
+	var err1 error
+	go func() {
+		defer close(runDone)
+		sum1, err1 = coordinator.Run(ctx1, cfg1)
+	}()
+	// The honest workers join once an entry of the liar's is in the book.
+	for !liarStored(t, k.book, spec.Depth, liarNumber) {
+		select {
+		case <-runDone:
+			t.Fatalf("the first run ended before the liar's results were stored: %v", err1)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	aliceDone := k.runWorker(t, workCtx, "alice")
+	bobDone := k.runWorker(t, workCtx, "bob")
+	<-runDone
+	if !errors.Is(err1, context.Canceled) {
+		t.Fatalf("first run: %v; want stopped at the liar's failed cross-check (the job ended before the liar was caught?)", err1)
+	}
+	if !slices.Equal(sum1.Quarantined, []string{"mallory"}) || sum1.Workers["mallory"].CrossFailed == 0 || sum1.Requeued == 0 {
+		t.Fatalf("first run: quarantined %v, mallory %+v, %d positions requeued; want mallory, a failed cross-check, its stored results requeued",
+			sum1.Quarantined, sum1.Workers["mallory"], sum1.Requeued)
+	}
+	if rec, _, _ := k.book.Job(spec.ID()); !slices.Equal(rec.Quarantined, []string{"mallory"}) || rec.State != book.JobSolving {
+		t.Fatalf("job record after the first run: state %s, quarantined %v; want solving, [mallory]", rec.State, rec.Quarantined)
+	}
+
+	// The coordinator started again: the liar is refused from the start.
+	sum2, err := coordinator.Run(context.Background(), cfg)
+	stopWorkers()
+	for name, done := range map[string]<-chan error{"mallory": liarDone, "alice": aliceDone, "bob": bobDone} {
+		if err := <-done; err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sum2.Quarantined, []string{"mallory"}) || sum2.Workers["mallory"].Accepted != 0 || sum2.ByWorker["mallory"] != 0 {
+		t.Errorf("second run: quarantined %v, mallory %+v, %d positions of mallory's; want [mallory] and none of its results taken",
+			sum2.Quarantined, sum2.Workers["mallory"], sum2.ByWorker["mallory"])
+	}
+	if got := bookScores(t, k.book); !maps.Equal(got, want) {
+		wrong := 0
+		for key, s := range got {
+			if want[key] != s {
+				wrong++
+			}
+		}
+		t.Fatalf("the book differs from the honest book: %d entries (honest %d), %d scores wrong", len(got), len(want), wrong)
+	}
+	for e, err := range k.book.Entries(0, 64) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Worker == liarNumber {
+			t.Fatalf("%v: still the liar's", e)
+		}
+	}
+	t.Logf("first run: %d results lied about, %d cross-checked tasks, %d disagreements, %d skipped, %d positions requeued; second run: %d of mallory's results ignored, %d positions solved, %d cross-checked",
+		liar.lies.Load(), sum1.CrossChecked, sum1.Disagreements, sum1.CrossSkipped, sum1.Requeued, sum2.Ignored, sum2.Solved, sum2.CrossChecked)
+}
+
+// liarStored reports whether the book holds an entry of depth solved by
+// worker number n.
+func liarStored(t *testing.T, bk *book.Book, depth int, n uint32) bool {
+	t.Helper()
+	for e, err := range bk.Entries(depth, depth) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Worker == n {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRun_crossCheckOneIdentity: two workers holding one key are one
+// identity: with every task cross-checked, their copies never count as a
+// cross-check; with no other identity, every check is skipped, the
+// summary says so, and the job completes with a right book.
+func TestRun_crossCheckOneIdentity(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	k := newKeyedCluster(t, b, "alice")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done1 := k.runWorker(t, ctx, "alice")
+	done2 := k.runWorker(t, ctx, "alice")
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
+	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), CrossCheck: 1, RefereeTableBytes: 1 << 20})
+	cancel()
+	for _, done := range []<-chan error{done1, done2} {
+		if werr := <-done; werr != nil {
+			t.Errorf("worker: %v", werr)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sum.Workers["alice"]; sum.CrossChecked != 0 || sum.Disagreements != 0 || c.CrossPassed != 0 || c.CrossFailed != 0 || sum.CrossSkipped == 0 {
+		t.Errorf("%d cross-checked, %d disagreements, alice %+v, %d skipped; want no cross-check, every one skipped", sum.CrossChecked, sum.Disagreements, c, sum.CrossSkipped)
+	}
+	checkBook(t, b, k.book, spec.Root, spec.Depth)
+	t.Logf("%d tasks' cross-checks skipped; alice %+v", sum.CrossSkipped, sum.Workers["alice"])
+}
