@@ -213,7 +213,7 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 			r.snap.phase(p.Phase)
 		},
 		OnResult:          r.jm.result,
-		CrossCheck:        cfg.Queue.CrossCheck,
+		CrossCheck:        crossCheck(cfg),
 		QuarantineAfter:   cfg.Queue.QuarantineAfter,
 		RefereeTableBytes: int64(cfg.Solver.TTSize),
 		MinFreeBytes:      int64(cfg.Book.MinFree),
@@ -252,6 +252,21 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		return fmt.Errorf("the local worker: %w", r.wkrErr)
 	}
 	return nil
+}
+
+// localOnly reports whether the job of cfg can have no worker but its own:
+// an embedded server that listens on no address.
+func localOnly(cfg config.Config) bool { return cfg.NATS.URL == "" && cfg.NATS.Listen == "" }
+
+// crossCheck returns the fraction of tasks the job of cfg cross-checks:
+// queue.cross-check, but none when the job's own worker is its only one
+// (there is nobody to check it against: every check would be skipped,
+// after solving the task twice).
+func crossCheck(cfg config.Config) float64 {
+	if localOnly(cfg) {
+		return 0
+	}
+	return cfg.Queue.CrossCheck
 }
 
 // open opens (or creates) the book, then starts the embedded server or
@@ -511,6 +526,15 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 	}
 	if s.CrossChecked > 0 || s.Disagreements > 0 {
 		row("cross-checked tasks", formatCount(s.CrossChecked), fmt.Sprintf("(%d decided by the coordinator)", s.Disagreements))
+	}
+	switch {
+	case cfg.Queue.CrossCheck > 0 && localOnly(cfg):
+		row("cross-checks", "skipped", "(the only worker is this process's: nobody to check it against)")
+	case s.CrossSkipped > 0:
+		row("cross-checks skipped", formatCount(s.CrossSkipped), "(tasks whose copies one worker answered alone, before any other: stored on its word)")
+	}
+	if s.Requeued > 0 {
+		row("solved again", formatCount(s.Requeued), "(positions of workers quarantined after their results were stored)")
 	}
 	row("wall time", formatSpan(s.Wall), "")
 	if cpu, ok := processCPU(); ok {

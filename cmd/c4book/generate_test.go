@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
@@ -165,8 +166,10 @@ func TestGenerate_externalServer(t *testing.T) {
 	checkGeneratedBook(t, bookPath, solver.MustBoard(5, 4), "", 8, 500)
 }
 
-// TestGenerate_crossCheck: with --cross-check, tasks are solved twice and
-// the summary says how many two workers agreed on.
+// TestGenerate_crossCheck: a job whose only worker is its own does not
+// cross-check (nobody to check it against) and its summary says so; the
+// summary's lines of cross-checks skipped and positions solved again; a
+// fraction out of range is refused.
 func TestGenerate_crossCheck(t *testing.T) {
 	isolateEnv(t)
 	b := solver.MustBoard(5, 4)
@@ -174,8 +177,17 @@ func TestGenerate_crossCheck(t *testing.T) {
 	r := run(t, "", "generate", "--width=5", "--height=4", "--depth=8", "--root=33", "--book", bookPath, "--workers=2", "--task-size=8", "--cross-check=1", testTTSize)
 	wantOK(t, r)
 	checkGeneratedBook(t, bookPath, b, "33", 8, 200)
-	if got := summaryValue(r.stdout, "cross-checked tasks"); got == "" {
-		t.Errorf("the summary has no cross-checked tasks:\n%s", r.stdout)
+	if got := summaryValue(r.stdout, "cross-checks"); got != "skipped" || !strings.Contains(r.stdout, "the only worker is this process's") || strings.Contains(r.stdout, "cross-checked tasks") {
+		t.Errorf("the summary does not say that the cross-checks were skipped:\n%s", r.stdout)
+	}
+	var out strings.Builder
+	cfg := config.Default()
+	cfg.NATS.Listen = "127.0.0.1:4222"
+	printSummary(&out, cfg, coordinator.Summary{JobID: "j", CrossChecked: 3, CrossSkipped: 2, Requeued: 64})
+	got := out.String()
+	if summaryValue(got, "cross-checked tasks") != "3" || summaryValue(got, "cross-checks skipped") != "2" || summaryValue(got, "solved again") != "64" ||
+		!strings.Contains(got, "(tasks whose copies one worker answered alone") || !strings.Contains(got, "(positions of workers quarantined") {
+		t.Errorf("summary with cross-checks skipped and positions solved again:\n%s", got)
 	}
 	bad := run(t, "", "generate", "--width=5", "--height=4", "--depth=8", "--book", bookPath, "--cross-check=2")
 	wantErr(t, bad, "queue.cross-check: 2 is out of range")

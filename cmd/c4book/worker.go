@@ -97,6 +97,10 @@ func newWorkerCommand(a *app) *cobra.Command {
 // runWorker runs a worker configured by cfg until ctx is done or it is
 // idle for idle (if positive).
 func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle time.Duration) error {
+	lie, err := lieFraction()
+	if err != nil {
+		return err
+	}
 	out := newConsole(a.stderr, false, newLogStyle(cfg.Log))
 	log := out.logger().With("role", "worker")
 	host, _ := os.Hostname()
@@ -149,7 +153,16 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	case err != nil:
 		return fmt.Errorf("binding to the task queue: %w", err)
 	}
-	err = worker.Run(ctx, tasks, conn, worker.Config{
+	var pub worker.Publisher = conn
+	if lie > 0 {
+		liar := &lyingPublisher{Publisher: conn, fraction: lie}
+		pub = liar
+		fmt.Fprintf(a.stderr, "FAULT INJECTION FOR TESTS (%s=%v): this worker publishes wrong scores for %.0f%% of its results.\n", lieEnv, lie, 100*lie)
+		defer func() {
+			fmt.Fprintf(a.stderr, "FAULT INJECTION: %d of %d results lied about.\n", liar.lies.Load(), liar.published.Load())
+		}()
+	}
+	err = worker.Run(ctx, tasks, pub, worker.Config{
 		ID:          id,
 		Concurrency: n,
 		TableBytes:  int64(cfg.Solver.TTSize),
