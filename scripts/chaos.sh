@@ -379,9 +379,12 @@ scenario() {
 	write_nats_conf "$sdir/nats.conf" "$port" "$sdir/store" "$C4BOOK_NATS_TOKEN" "$mport"
 	export C4BOOK_NATS_URL=nats://127.0.0.1:$port
 	export C4BOOK_QUEUE_ACK_WAIT=$ack_wait C4BOOK_QUEUE_MAX_DELIVER=$max_deliver
+	# No cross-checks (scripts/liar.sh runs those): the positions solved
+	# twice then measure the work redone after the faults alone.
+	export C4BOOK_QUEUE_CROSS_CHECK=0
 	coord_cmd=("$c4book" coordinator "${board[@]}" --depth "$depth" --root "$root" --book "$book" --task-size "$task_size")
 	{
-		echo "C4BOOK_NATS_URL=$C4BOOK_NATS_URL C4BOOK_NATS_TOKEN=<in nats.conf> C4BOOK_QUEUE_ACK_WAIT=$ack_wait C4BOOK_QUEUE_MAX_DELIVER=$max_deliver"
+		echo "C4BOOK_NATS_URL=$C4BOOK_NATS_URL C4BOOK_NATS_TOKEN=<in nats.conf> C4BOOK_QUEUE_ACK_WAIT=$ack_wait C4BOOK_QUEUE_MAX_DELIVER=$max_deliver C4BOOK_QUEUE_CROSS_CHECK=0"
 		echo "${coord_cmd[*]}"
 		echo "$c4book worker --concurrency 1 --id worker-I.GEN"
 	} >"$sdir/commands.txt"
