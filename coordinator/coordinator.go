@@ -94,7 +94,8 @@ type Config struct {
 // unless queue.cross-check says otherwise: the price is 2% more solving;
 // a worker that lies about L tasks goes unseen with probability about
 // 0.98^L (36% for 50 lies, 2% for 200), and once seen, every result it
-// gave in the job is solved again (docs/reliability.md).
+// gave in the job is solved again (docs/reliability.md). The default of
+// queue.cross-check in config is the same.
 const DefaultCrossCheck = 0.02
 
 // DefaultWindow is the default Config.Window: enough tasks for many
@@ -674,9 +675,6 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			j.closed(index)
 		}
 		j.tasks.setDone(index)
-		if oneWord {
-			j.solvedBy(index, sender)
-		}
 		newly += int64(len(es))
 		j.summary.Solved += int64(len(es))
 		if !j.quarantined[sender] {
@@ -686,6 +684,7 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 				j.summary.ByWorker = map[string]int64{}
 			}
 			j.summary.ByWorker[sender] += int64(len(es))
+			j.solvedBy(index, sender, oneWord)
 		}
 		j.summary.Nodes += r.Nodes
 		entries = append(entries, es...)

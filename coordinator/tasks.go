@@ -20,7 +20,8 @@ type taskTable struct {
 	failed  []bool  // given up on
 	copies  []uint8 // copies published in this run
 	out     []uint8 // copies published in this run without a result yet
-	by      []int32 // done in this run on one worker's word: its number in the run (job.solvedBy), 0 if not
+	by      []int32 // done in this run: the number in the run of the worker credited with it (job.solvedBy), 0 if none
+	alone   []bool  // done in this run on that worker's word alone (no cross-check confirmed it)
 	pending int     // tasks neither done nor failed
 }
 
@@ -37,6 +38,7 @@ func newTaskTable(leaves *keyfile.File, size int) *taskTable {
 		copies:  make([]uint8, n),
 		out:     make([]uint8, n),
 		by:      make([]int32, n),
+		alone:   make([]bool, n),
 		pending: n,
 	}
 }
@@ -87,7 +89,7 @@ func (t *taskTable) reopen(i int) {
 	if !t.done[i] && !t.failed[i] {
 		return
 	}
-	t.done[i], t.failed[i], t.by[i] = false, false, 0
+	t.done[i], t.failed[i], t.by[i], t.alone[i] = false, false, 0, false
 	t.pending++
 }
 

@@ -271,7 +271,7 @@ func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
 	for _, w := range workers {
 		if k, ok := j.identityIndex[w]; ok {
 			for i, by := range j.tasks.by {
-				if by == k {
+				if by == k && j.tasks.alone[i] {
 					tasks = append(tasks, i)
 				}
 			}
@@ -298,7 +298,7 @@ func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
 		n := j.tasks.positions(i)
 		undone += n
 		j.summary.Requeued += n
-		if k := j.tasks.by[i]; k != 0 && j.summary.ByWorker != nil {
+		if k := j.tasks.by[i]; k != 0 {
 			// Stored in this run: no longer solved by it.
 			j.summary.Solved -= n
 			j.summary.ByWorker[j.identityNames[k-1]] -= n
@@ -320,16 +320,16 @@ func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
 	return undone, j.publishAgain(ctx, again)
 }
 
-// solvedBy records that task index was stored on the word of worker
-// alone, in this run.
-func (j *job) solvedBy(index int, worker string) {
+// solvedBy records that task index, done in this run, is credited to
+// worker (Summary.ByWorker), and whether it was stored on its word alone.
+func (j *job) solvedBy(index int, worker string, alone bool) {
 	k, ok := j.identityIndex[worker]
 	if !ok {
 		j.identityNames = append(j.identityNames, worker)
 		k = int32(len(j.identityNames))
 		j.identityIndex[worker] = k
 	}
-	j.tasks.by[index] = k
+	j.tasks.by[index], j.tasks.alone[index] = k, alone
 }
 
 // referee solves task index with the coordinator's own solver.

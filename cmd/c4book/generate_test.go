@@ -189,6 +189,9 @@ func TestGenerate_crossCheck(t *testing.T) {
 		!strings.Contains(got, "(tasks whose copies one worker answered alone") || !strings.Contains(got, "(positions of workers quarantined") {
 		t.Errorf("summary with cross-checks skipped and positions solved again:\n%s", got)
 	}
+	if def := config.Default().Queue.CrossCheck; def != coordinator.DefaultCrossCheck {
+		t.Errorf("queue.cross-check defaults to %v, coordinator.DefaultCrossCheck is %v", def, coordinator.DefaultCrossCheck)
+	}
 	bad := run(t, "", "generate", "--width=5", "--height=4", "--depth=8", "--book", bookPath, "--cross-check=2")
 	wantErr(t, bad, "queue.cross-check: 2 is out of range")
 }
