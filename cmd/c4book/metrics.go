@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,12 +31,12 @@ import (
 
 // addMetricsFlag adds --metrics, which sets metrics.listen.
 func addMetricsFlag(f *pflag.FlagSet) {
-	f.String("metrics", "", "`HOST:PORT` on which to serve Prometheus metrics (/metrics) and health (/healthz); empty: none (metrics.listen)")
+	f.String("metrics", "", "`HOST:PORT` on which to serve Prometheus metrics (/metrics), health (/healthz) and Go's profiles (/debug/pprof/); empty: none (metrics.listen)")
 	bindKey(f, "metrics", "metrics.listen")
 }
 
-// metricsServer serves a command's registry on /metrics and "ok" on
-// /healthz, for as long as the command runs: its job, or its wait for
+// metricsServer serves a command's registry on /metrics, "ok" on /healthz
+// and Go's profiles on /debug/pprof/, for as long as the command runs: its job, or its wait for
 // tasks. The registry is the command's own, not Prometheus' global one.
 // A nil *metricsServer (metrics.listen empty) serves nothing, and its
 // methods do nothing.
@@ -65,6 +66,11 @@ func startMetrics(addr string, log *slog.Logger, cs ...prometheus.Collector) (*m
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
+	// Go's profiles, for finding where a long job's memory or CPU goes
+	// (go tool pprof http://HOST:PORT/debug/pprof/heap).
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	m := &metricsServer{reg: reg, addr: ln.Addr().String(), done: make(chan struct{}),
 		srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 	go func() {

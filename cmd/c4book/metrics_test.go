@@ -61,7 +61,8 @@ next:
 	return 0, false
 }
 
-// wantHealthy checks that addr answers /healthz with 200 "ok".
+// wantHealthy checks that addr answers /healthz with 200 "ok", and serves
+// Go's heap profile.
 func wantHealthy(tb testing.TB, addr string) {
 	tb.Helper()
 	resp, err := http.Get("http://" + addr + "/healthz")
@@ -72,6 +73,16 @@ func wantHealthy(tb testing.TB, addr string) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || string(body) != "ok\n" {
 		tb.Errorf("GET /healthz: %s %q, want 200 \"ok\\n\"", resp.Status, body)
+	}
+	// Go's heap profile is served beside them.
+	resp, err = http.Get("http://" + addr + "/debug/pprof/heap")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || len(body) == 0 {
+		tb.Errorf("GET /debug/pprof/heap: %s, %d bytes, want 200 and a profile", resp.Status, len(body))
 	}
 }
 
