@@ -35,9 +35,11 @@ const (
 	// or result published again within it is stored once. It covers the
 	// retries of a publish whose ack was lost; a copy stored later is
 	// harmless (a task solved twice, a result ignored as a duplicate), and
-	// the server keeps every id of the window in memory: at the pace of
-	// fast workers, millions of them.
-	DuplicateWindow = 2 * time.Minute
+	// the server keeps every id of the window in memory, about 250 bytes
+	// each: with the stand-in workers of the scale benchmark (1,300
+	// messages a second), two minutes held 38 MB of a coordinator's heap
+	// (its embedded server's), so the window is short.
+	DuplicateWindow = 20 * time.Second
 	// WorkerStatusTTL is how long a worker's status stays in the status
 	// bucket after its last PutWorkerStatus. Workers put theirs well
 	// within it (every 15 to 30 seconds); an entry that disappears is a
