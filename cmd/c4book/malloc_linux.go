@@ -1,0 +1,22 @@
+//go:build cgo && linux
+
+package main
+
+// #include <malloc.h>
+import "C"
+
+import "os"
+
+// Pebble, under the book, allocates its block cache, memtables and the
+// buffers of its compactions with C's malloc. glibc gives a thread that
+// allocates while another does an arena of its own, up to eight per CPU,
+// and keeps freed memory in each: a coordinator deriving the depth-13 book
+// of the empty board peaked at 131 MiB of resident memory with glibc's
+// default and at 101 MiB with two arenas (scripts/coordinator-memory.sh,
+// docs/benchmarks.md). Two are enough for Pebble's few threads. A
+// MALLOC_ARENA_MAX in the environment is left to glibc.
+func init() {
+	if _, set := os.LookupEnv("MALLOC_ARENA_MAX"); !set {
+		C.mallopt(C.M_ARENA_MAX, 2)
+	}
+}
