@@ -191,7 +191,7 @@ var keys = []key{
 	{"generate.root", "moves of the position the book starts from (\"4453\"); empty: the empty board", func(c *Config) any { return &c.Generate.Root }},
 	{"log.format", "format of the log lines on standard error: text (key=value) or json (one object a line)", func(c *Config) any { return &c.Log.Format }},
 	{"log.level", "least level of the messages logged: debug, info, warn or error", func(c *Config) any { return &c.Log.Level }},
-	{"metrics.listen", "HOST:PORT on which generate, coordinator, worker and serve serve Prometheus metrics (/metrics) and their health (/healthz); empty: no listener", func(c *Config) any { return &c.Metrics.Listen }},
+	{"metrics.listen", "HOST:PORT on which generate, coordinator, worker and serve serve Prometheus metrics (/metrics), their health (/healthz) and Go's profiles (/debug/pprof/); empty: no listener", func(c *Config) any { return &c.Metrics.Listen }},
 	{"serve.listen", "HOST:PORT on which serve answers HTTP (the API under /v1/ and the web page)", func(c *Config) any { return &c.Serve.Listen }},
 	{"serve.solve-timeout", "time serve's solver may take for a position deeper than the book before answering 503; 0: positions beyond the book are not solved (404)", func(c *Config) any { return &c.Serve.SolveTimeout }},
 	{"serve.cache-entries", "answers for positions beyond the book that serve keeps (least recently used go first); 0: none", func(c *Config) any { return &c.Serve.CacheEntries }},
