@@ -41,12 +41,16 @@ const (
 const (
 	// DefaultCacheBytes is the default block cache: the hot part of a large
 	// book (a book's lookups and scans are mostly in key order, and the
-	// operating system's page cache holds the rest of its files).
-	DefaultCacheBytes = 64 << 20
+	// operating system's page cache holds the rest of its files). The
+	// quick start's job took 47.6 s with 64 MiB and 16 MiB memtables,
+	// 48.0 s with these defaults, and a coordinator of the depth-14 book
+	// peaks under 160 MiB with them (docs/benchmarks.md). A server of a
+	// large book answering from Pebble may want more.
+	DefaultCacheBytes = 16 << 20
 	// DefaultMemTableBytes is the default Pebble memtable size: writes are
 	// synced batches of thousands of entries, and a larger memtable only
 	// makes for fewer, larger flushes.
-	DefaultMemTableBytes = 16 << 20
+	DefaultMemTableBytes = 4 << 20
 
 	// memTableReserve is the number of memtables Pebble may count against
 	// the block cache at once: two in use, one kept for reuse.
