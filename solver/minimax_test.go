@@ -163,6 +163,23 @@ func TestSolver_Solve_smallBoards(t *testing.T) {
 	}
 }
 
+// randomPosition plays random moves on b up to target stones, and returns
+// the position, the same as a plainBoard, and whether it is one the search
+// takes: target stones, its player cannot win at once and has a move that
+// does not lose at once. It stops early once a game is decided.
+func randomPosition(rng *rand.Rand, b *Board, target int) (Position, *plainBoard, bool) {
+	p, pb := b.NewPosition(), newPlainBoard(b.Width(), b.height)
+	for p.Moves() < target && !p.CanWinNext() && p.nonLosingMoves() != 0 {
+		col := rng.IntN(b.Width())
+		if !p.CanPlay(col) {
+			continue
+		}
+		p.Play(col)
+		pb.play(col)
+	}
+	return p, pb, p.Moves() == target && !p.CanWinNext() && p.nonLosingMoves() != 0
+}
+
 // TestSolver_evensBound checks the evens strategy's bound against the plain
 // minimax on random positions of boards with an even number of rows, late
 // enough for the minimax to be quick.
@@ -173,20 +190,8 @@ func TestSolver_evensBound(t *testing.T) {
 		s, _ := New(b, 1<<20)
 		checked, bounded := 0, 0
 		for checked < 300 {
-			p, pb := b.NewPosition(), newPlainBoard(size[0], size[1])
-			target := b.Cells() - 10 - 2*rng.IntN(2)
-			for p.Moves() < target {
-				col := rng.IntN(b.Width())
-				if !p.CanPlay(col) || p.IsWinningMove(col) {
-					if p.nonLosingMoves() == 0 && !p.CanWinNext() {
-						break
-					}
-					continue
-				}
-				p.Play(col)
-				pb.play(col)
-			}
-			if p.Moves() != target || p.CanWinNext() || p.nonLosingMoves() == 0 {
+			p, pb, ok := randomPosition(rng, b, b.Cells()-10-2*rng.IntN(2))
+			if !ok {
 				continue
 			}
 			checked++
@@ -198,6 +203,9 @@ func TestSolver_evensBound(t *testing.T) {
 			if ub <= 0 {
 				bounded++
 			}
+		}
+		if bounded == 0 {
+			t.Errorf("%dx%d: the bound decided none of %d positions: the check tests nothing", size[0], size[1], checked)
 		}
 		t.Logf("%dx%d: %d positions, %d bounded", size[0], size[1], checked, bounded)
 	}
@@ -214,17 +222,8 @@ func TestSolver_oddThreatBound(t *testing.T) {
 		s, _ := New(b, 1<<20)
 		checked, bounded := 0, 0
 		for checked < 400 {
-			p, pb := b.NewPosition(), newPlainBoard(size[0], size[1])
-			target := b.Cells() - 11 - 2*rng.IntN(2)
-			for p.Moves() < target && !p.CanWinNext() && p.nonLosingMoves() != 0 {
-				col := rng.IntN(b.Width())
-				if !p.CanPlay(col) {
-					continue
-				}
-				p.Play(col)
-				pb.play(col)
-			}
-			if p.Moves() != target || p.CanWinNext() || p.nonLosingMoves() == 0 {
+			p, pb, ok := randomPosition(rng, b, b.Cells()-11-2*rng.IntN(2))
+			if !ok {
 				continue
 			}
 			checked++
