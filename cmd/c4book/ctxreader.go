@@ -65,9 +65,14 @@ func (cr *ctxReader) fill(r io.Reader) {
 }
 
 // Read reads from the wrapped reader, or returns errInterrupted when the
-// context ends while it waits.
+// context ends while it waits. Once the context has ended, Read returns
+// errInterrupted even when a chunk is ready: a select between two ready
+// cases picks one at random, and an interrupted import must not go on.
 func (cr *ctxReader) Read(p []byte) (int, error) {
 	for len(cr.left) == 0 {
+		if cr.ctx.Err() != nil {
+			return 0, errInterrupted
+		}
 		if cr.cur.err != nil {
 			return 0, cr.cur.err
 		}

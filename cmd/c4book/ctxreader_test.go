@@ -54,4 +54,21 @@ func TestCtxReader_Read(t *testing.T) {
 			t.Errorf("Read = %v, want errInterrupted", err)
 		}
 	})
+	t.Run("cancelled before a ready chunk", func(t *testing.T) {
+		// Data is waiting in the channel when Read is called with an ended
+		// context: Read must say interrupted every time, not pick at random.
+		for i := range 200 {
+			ctx, cancel := context.WithCancel(context.Background())
+			cr := newCtxReader(ctx, strings.NewReader("12 0\n"))
+			for len(cr.chunks) == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			cancel()
+			_, err := cr.Read(make([]byte, 10))
+			cr.Close()
+			if !errors.Is(err, errInterrupted) {
+				t.Fatalf("try %d: Read = %v, want errInterrupted", i, err)
+			}
+		}
+	})
 }
