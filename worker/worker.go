@@ -450,7 +450,12 @@ func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions
 	res = queue.Result{JobID: t.JobID, TaskID: t.TaskID, Keys: t.Keys, Scores: make([]int8, len(positions))}
 	guess := 0
 	for i, p := range positions {
-		// Neighbouring positions often have the same score.
+		// Neighbouring positions often have the same outcome: the first
+		// question asked of a position is whether it does as well as the
+		// one before (wins, draws or loses). Guessing the score itself
+		// costs more when it is wrong than it saves when right: 225 M
+		// nodes against 205 M for the 450 leaves under 4444 (depth 8),
+		// 14.97 M against 14.15 M for Run_grouping (depth 14).
 		if beforeSolve != nil {
 			beforeSolve(p)
 		}
@@ -459,7 +464,7 @@ func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions
 			return res, err
 		}
 		res.Scores[i] = int8(v)
-		guess = v
+		guess = solver.Outcome(v)
 	}
 	res.Nodes = s.Nodes()
 	res.Elapsed = time.Since(start)
