@@ -165,7 +165,7 @@ func (s *Server) solveColumns(ctx context.Context, src *source, p solver.Positio
 		if err := sv.o.Err(); err != nil {
 			return err
 		}
-		guess = v
+		guess = solver.Outcome(v) // as workers do: see worker.solve
 		a.Columns[col] = &Column{Score: -v, Source: "solver"}
 		s.metrics.solved.Add(1)
 	}
