@@ -127,10 +127,12 @@ func (s *Solver) tableKey(p *Position) (uint64, bool) {
 	return k, false
 }
 
-// SolveNear is Solve for a position whose score is likely guess, such as
-// the score of a sibling just solved: it first asks whether the score is
-// at least guess, then steps from the answer (see solveWindow); if guess
-// is the score, it is found by two searches.
+// SolveNear is Solve for a position whose score is likely guess: it first
+// asks whether the score is at least guess, then steps from the answer
+// (see solveWindow); if guess is the score, it is found by two searches.
+// A guess far from the score costs more than a right one saves: of a
+// neighbour just solved, pass its Outcome (1, 0 or -1), not its score
+// (docs/solver.md measures both).
 func (s *Solver) SolveNear(p Position, guess int) int {
 	if v, ok := s.terminalScore(&p); ok {
 		return v
