@@ -2,6 +2,8 @@ package solver
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/bits"
 	"sync/atomic"
 )
@@ -31,8 +33,15 @@ type Solver struct {
 	// nodes of a search never share theirs.
 	lines [64][MaxWidth]line
 
-	stopRequested atomic.Bool // set by another goroutine to stop the search
-	stopped       bool        // the search is unwinding: results are void
+	// A stop request names the solve it is for. The function that asks
+	// runs in a goroutine of its own (context.AfterFunc), maybe long after
+	// its context ended, when its solve is over and the next one under
+	// way: a request for an earlier solve must not stop a later one. run
+	// numbers the solves (a Help counts as one); stopAt is the highest
+	// number asked to stop, and a search stops when it is its own.
+	run     uint64        // the current solve's number; of the solver's goroutine
+	stopAt  atomic.Uint64 // the highest solve number asked to stop
+	stopped bool          // the search is unwinding: results are void
 
 	team        atomic.Pointer[team] // s's helpers, if it has a team open
 	helperNodes atomic.Uint64        // nodes searched by helpers for s
@@ -104,6 +113,11 @@ func (s *Solver) ResetNodes() {
 // solver's board. A position whose last move made four scores as lost; a
 // full board as a draw.
 func (s *Solver) Solve(p Position) int {
+	return s.finished(s.runSolve(context.Background(), func() int { return s.solve(p) }))
+}
+
+// solve is Solve within a run.
+func (s *Solver) solve(p Position) int {
 	if v, ok := s.terminalScore(&p); ok {
 		return v
 	}
@@ -134,6 +148,11 @@ func (s *Solver) tableKey(p *Position) (uint64, bool) {
 // neighbour just solved, pass its Outcome (1, 0 or -1), not its score
 // (docs/solver.md measures both).
 func (s *Solver) SolveNear(p Position, guess int) int {
+	return s.finished(s.runSolve(context.Background(), func() int { return s.solveNear(p, guess) }))
+}
+
+// solveNear is SolveNear within a run.
+func (s *Solver) solveNear(p Position, guess int) int {
 	if v, ok := s.terminalScore(&p); ok {
 		return v
 	}
@@ -145,46 +164,97 @@ func (s *Solver) SolveNear(p Position, guess int) int {
 	return s.solveWindow(p, lo, hi, guess-1)
 }
 
+// ErrStopped is returned by SolveContext and SolveNearContext for a search
+// that was stopped although its context does not say it is done.
+var ErrStopped = errors.New("solver: search stopped")
+
 // SolveContext is Solve that gives up when ctx is done, returning ctx's
 // error. A search stopped this way leaves the table as valid as before:
 // only finished searches store their results.
 func (s *Solver) SolveContext(ctx context.Context, p Position) (int, error) {
-	return s.withContext(ctx, func() int { return s.Solve(p) })
+	return s.runSolve(ctx, func() int { return s.solve(p) })
 }
 
 // SolveNearContext is SolveNear that gives up when ctx is done, as
 // SolveContext does.
 func (s *Solver) SolveNearContext(ctx context.Context, p Position, guess int) (int, error) {
-	return s.withContext(ctx, func() int { return s.SolveNear(p, guess) })
+	return s.runSolve(ctx, func() int { return s.solveNear(p, guess) })
 }
 
-// withContext runs solve, stopping its search when ctx is done.
-func (s *Solver) withContext(ctx context.Context, solve func() int) (int, error) {
-	s.stopRequested.Store(false)
+// stopAfter is context.AfterFunc; tests make it run the stop late.
+var stopAfter = context.AfterFunc
+
+// beginRun starts a new run of the solver, a solve or a Help, and returns
+// its number, for its stop requests.
+func (s *Solver) beginRun() uint64 {
+	s.run++
 	s.stopped = false
+	s.job = nil
+	return s.run
+}
+
+// requestStop asks run n to stop. Safe for concurrent use. A request for
+// a run that has ended stops nothing: the runs after it have higher
+// numbers, and a request never lowers stopAt.
+func (s *Solver) requestStop(n uint64) {
+	for {
+		at := s.stopAt.Load()
+		if at >= n || s.stopAt.CompareAndSwap(at, n) {
+			return
+		}
+	}
+}
+
+// stopRequested reports whether the current run was asked to stop.
+func (s *Solver) stopRequested() bool { return s.stopAt.Load() == s.run }
+
+// runSolve runs solve as a new run, stopped when ctx is done. It returns
+// solve's value only if its search finished: a search that stopped is
+// void, and runSolve returns an error, ctx's or else ErrStopped, whatever
+// value solve returned. This is the one place a search's value leaves the
+// solver, and where "stopped is never a value" is kept.
+func (s *Solver) runSolve(ctx context.Context, solve func() int) (int, error) {
+	n := s.beginRun()
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	release := context.AfterFunc(ctx, func() { s.stopRequested.Store(true) })
+	if ctx.Done() != nil {
+		release := stopAfter(ctx, func() { s.requestStop(n) })
+		defer release()
+	}
 	v := solve()
-	release()
 	if s.stopped {
 		s.stopped = false
-		return 0, ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		return 0, ErrStopped
 	}
 	return v, nil
+}
+
+// finished returns the value of a run that cannot be stopped (no context
+// ends it). A stop there is a bug of the solver's: it panics rather than
+// give a value that could be wrong.
+func (s *Solver) finished(v int, err error) int {
+	if err != nil {
+		panic(fmt.Sprintf("solver: a search nobody could stop stopped: %v", err))
+	}
+	return v
 }
 
 // SolveWeak returns 1 if the player to move wins p, 0 for a draw and -1 for
 // a loss. It is faster than Solve: it only tells the outcome.
 func (s *Solver) SolveWeak(p Position) int {
-	if v, ok := s.terminalScore(&p); ok {
-		return Outcome(v)
-	}
-	if v, ok := s.askOracle(&p); ok {
-		return Outcome(v)
-	}
-	return Outcome(s.solveWindow(p, -1, 1))
+	return s.finished(s.runSolve(context.Background(), func() int {
+		if v, ok := s.terminalScore(&p); ok {
+			return Outcome(v)
+		}
+		if v, ok := s.askOracle(&p); ok {
+			return Outcome(v)
+		}
+		return Outcome(s.solveWindow(p, -1, 1))
+	}))
 }
 
 // Analyze returns the score of each column of p: the score of p if that
@@ -273,7 +343,7 @@ func (s *Solver) solveWindow(p Position, lo, hi int, probes ...int) int {
 		}
 		r := s.searchTeam(p, med, med+1)
 		if s.stopped {
-			return 0
+			return 0 // void: runSolve says so
 		}
 		searched, failedHigh = true, r > med
 		if failedHigh {
@@ -493,7 +563,7 @@ func (s *Solver) search(p Position, alpha, beta int) int {
 // more that do not let the opponent make four.
 func (s *Solver) negamax(n *line, alpha, beta int) int {
 	s.nodes++
-	if s.nodes%stopPollNodes == 0 && (s.stopRequested.Load() || s.job != nil && s.job.done.Load()) {
+	if s.nodes%stopPollNodes == 0 && (s.stopRequested() || s.job != nil && s.job.done.Load()) {
 		s.stopped = true
 	}
 	if s.stopped {

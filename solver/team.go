@@ -150,8 +150,8 @@ func (s *Solver) Help(ctx context.Context, helper *Solver) error {
 	}
 	t.helpers.Add(1)
 	defer t.helpers.Add(-1)
-	helper.stopRequested.Store(false)
-	release := context.AfterFunc(ctx, func() { helper.stopRequested.Store(true) })
+	n := helper.beginRun()
+	release := stopAfter(ctx, func() { helper.requestStop(n) })
 	defer release()
 	helper.jitter = t.joined.Add(1)*0x9e3779b97f4a7c15 | 1
 	var last *job
