@@ -352,6 +352,8 @@ func (j *job) referee(ctx context.Context, index int) ([]book.Entry, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A value only from a finished, confirmed search
+		// (solver.Solver.runSolve): an error gives no entry at all.
 		v, err := j.refereeSolver.SolveContext(ctx, p)
 		if err != nil {
 			return nil, err

@@ -158,8 +158,14 @@ func (s *Server) solveColumns(ctx context.Context, src *source, p solver.Positio
 	for _, col := range cols {
 		child := p
 		child.Play(col)
+		// A value only from a finished, confirmed search
+		// (solver.Solver.runSolve); the answer, and the cache, get
+		// nothing of a solve that failed.
 		v, err := sv.s.SolveNearContext(ctx, child, guess)
 		if err != nil {
+			if ctx.Err() == nil {
+				return err // not a timeout: a fault of the solver
+			}
 			return fmt.Errorf("%w: %w", errTimeout, err)
 		}
 		if err := sv.o.Err(); err != nil {

@@ -42,6 +42,7 @@ type Solver struct {
 	run     uint64        // the current solve's number; of the solver's goroutine
 	stopAt  atomic.Uint64 // the highest solve number asked to stop
 	stopped bool          // the search is unwinding: results are void
+	fault   error         // the run's value was not confirmed (check.go)
 
 	team        atomic.Pointer[team] // s's helpers, if it has a team open
 	helperNodes atomic.Uint64        // nodes searched by helpers for s
@@ -122,10 +123,10 @@ func (s *Solver) solve(p Position) int {
 		return v
 	}
 	if v, ok := s.askOracle(&p); ok {
-		return v
+		return s.confirmed(&p, v)
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
-	return s.solveWindow(p, lo, hi, lo/2, hi/2, 0)
+	return s.confirmed(&p, s.solveWindow(p, lo, hi, lo/2, hi/2, 0))
 }
 
 // tableKey returns the key under which p is kept in the table, and whether
@@ -157,11 +158,11 @@ func (s *Solver) solveNear(p Position, guess int) int {
 		return v
 	}
 	if v, ok := s.askOracle(&p); ok {
-		return v
+		return s.confirmed(&p, v)
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
 	guess = max(lo, min(hi, guess))
-	return s.solveWindow(p, lo, hi, guess-1)
+	return s.confirmed(&p, s.solveWindow(p, lo, hi, guess-1))
 }
 
 // ErrStopped is returned by SolveContext and SolveNearContext for a search
@@ -185,11 +186,13 @@ func (s *Solver) SolveNearContext(ctx context.Context, p Position, guess int) (i
 var stopAfter = context.AfterFunc
 
 // beginRun starts a new run of the solver, a solve or a Help, and returns
-// its number, for its stop requests.
+// its number, for its stop requests. A solver that helped others before
+// searches its own positions without their noise.
 func (s *Solver) beginRun() uint64 {
 	s.run++
-	s.stopped = false
+	s.stopped, s.fault = false, nil
 	s.job = nil
+	s.jitterUntil = 0
 	return s.run
 }
 
@@ -209,10 +212,11 @@ func (s *Solver) requestStop(n uint64) {
 func (s *Solver) stopRequested() bool { return s.stopAt.Load() == s.run }
 
 // runSolve runs solve as a new run, stopped when ctx is done. It returns
-// solve's value only if its search finished: a search that stopped is
-// void, and runSolve returns an error, ctx's or else ErrStopped, whatever
-// value solve returned. This is the one place a search's value leaves the
-// solver, and where "stopped is never a value" is kept.
+// solve's value only if its search finished and was confirmed: a search
+// that stopped is void, and runSolve returns an error, ctx's or else
+// ErrStopped, whatever value solve returned; a value its confirmation
+// contradicts is ErrInconsistent (see check.go). This is the one place a
+// search's value leaves the solver, and where both are kept.
 func (s *Solver) runSolve(ctx context.Context, solve func() int) (int, error) {
 	n := s.beginRun()
 	if err := ctx.Err(); err != nil {
@@ -230,15 +234,19 @@ func (s *Solver) runSolve(ctx context.Context, solve func() int) (int, error) {
 		}
 		return 0, ErrStopped
 	}
+	if err := s.fault; err != nil {
+		s.fault = nil
+		return 0, err
+	}
 	return v, nil
 }
 
 // finished returns the value of a run that cannot be stopped (no context
-// ends it). A stop there is a bug of the solver's: it panics rather than
-// give a value that could be wrong.
+// ends it). A stop there, or a value not confirmed, is a bug of the
+// solver's: it panics rather than give a value that could be wrong.
 func (s *Solver) finished(v int, err error) int {
 	if err != nil {
-		panic(fmt.Sprintf("solver: a search nobody could stop stopped: %v", err))
+		panic(fmt.Sprintf("solver: a search that could not be stopped failed: %v", err))
 	}
 	return v
 }
@@ -251,9 +259,19 @@ func (s *Solver) SolveWeak(p Position) int {
 			return Outcome(v)
 		}
 		if v, ok := s.askOracle(&p); ok {
-			return Outcome(v)
+			return Outcome(s.confirmed(&p, v))
 		}
-		return Outcome(s.solveWindow(p, -1, 1))
+		o := Outcome(s.solveWindow(p, -1, 1))
+		lo, hi := s.board.ScoreRange(p.moves)
+		switch o {
+		case 1:
+			lo = 1
+		case -1:
+			hi = -1
+		default:
+			lo, hi = 0, 0
+		}
+		return s.confirm(&p, o, lo, hi)
 	}))
 }
 

@@ -460,6 +460,9 @@ func (w *worker) solve(ctx context.Context, th *thread, t *queue.Task, positions
 		if beforeSolve != nil {
 			beforeSolve(p)
 		}
+		// A value comes only from a search that finished and was
+		// confirmed (solver.Solver.runSolve); any error, a stop among
+		// them, hands the whole task back: no score of it is published.
 		v, err := s.SolveNearContext(ctx, p, guess)
 		if err != nil {
 			return res, err

@@ -259,8 +259,10 @@ func (r *bookGetRun) writeScore(ctx context.Context, p solver.Position) (solved 
 		return false, err
 	}
 	if !ok && r.s != nil {
+		// A value only from a finished, confirmed search
+		// (solver.Solver.runSolve).
 		if v.Score, err = r.s.SolveContext(ctx, p); err != nil {
-			return true, errInterrupted
+			return true, interruptedOr(ctx, err)
 		}
 		if err := r.oracle.Err(); err != nil {
 			return true, err

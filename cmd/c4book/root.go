@@ -32,6 +32,16 @@ type app struct {
 // its context (Ctrl-C).
 var errInterrupted = errors.New("interrupted")
 
+// interruptedOr returns errInterrupted if ctx is done, else err: a solve
+// that failed without an interruption failed for a reason of its own
+// (solver.ErrInconsistent), which the user must see.
+func interruptedOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
+}
+
 // usageError is a mistake in the command line (an unknown flag or command,
 // a missing argument): the exit status is 2 and the message says where to
 // find the usage.

@@ -194,9 +194,9 @@ func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) 
 	case r.weak:
 		fmt.Fprintf(r.out, "%s %d\n", moves, r.s.SolveWeak(p))
 	default:
-		v, err := r.s.SolveContext(ctx, p)
+		v, err := r.s.SolveContext(ctx, p) // a value only from a finished, confirmed search
 		if err != nil {
-			return errInterrupted
+			return interruptedOr(ctx, err)
 		}
 		fmt.Fprintf(r.out, "%s %d\n", moves, v)
 	}
