@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/c4book/c4book/solver"
 )
@@ -17,13 +18,30 @@ type VerifyOptions struct {
 	Solver *solver.Solver
 
 	// Sample is the number of entries, chosen at random among those at
-	// SampleMinDepth or deeper, that are re-solved with Solver. The default
-	// value is 0.
+	// SampleMinDepth or deeper, that are re-solved with Solver: a sample
+	// stratified over who scored them and over depth (see resolve.go).
+	// With Solved, the sample is drawn from the entries not solved by a
+	// worker. The default value is 0.
 	Sample int
 
 	// SampleMinDepth keeps shallow positions, the slow ones to solve on a
-	// large board, out of the sample. The default value is 0.
+	// large board, out of the sample, and out of the entries Solved
+	// re-solves. The default value is 0.
 	SampleMinDepth int
+
+	// Solved re-solves every entry a worker solved (at SampleMinDepth or
+	// deeper): every check a book can have, at about the CPU its job
+	// spent solving. The default value is false.
+	Solved bool
+
+	// Threads is the number of entries re-solved at once, by solvers
+	// sharing Solver's table. The default value, 0, means 1.
+	Threads int
+
+	// Progress, if set, is called after each entry re-solved with the
+	// number re-solved so far and the number to re-solve in all, from the
+	// goroutines that solve: it must be quick and safe for concurrent use.
+	Progress func(resolved, total int64)
 
 	// Seed seeds the choice of the sample, so that a run can be repeated.
 	// The default value is 0.
@@ -45,6 +63,7 @@ type VerifyReport struct {
 	ChildChecked  int64     // entries compared with the negamax of their children
 	ChildSkipped  int64     // entries with a child missing from the book: not compared
 	Resolved      int64     // entries re-solved with the solver
+	SolvedEntries int64     // entries solved by a worker, at the sample's least depth or deeper
 	Disagreements int64     // entries whose stored score is wrong: by children or solver
 	Problems      []Problem // the first MaxProblems problems: corrupt entries and disagreements
 }
@@ -76,7 +95,8 @@ func (p Problem) String() string {
 //   - every entry whose children are all in the book (or are immediate
 //     wins or full boards) equals the negamax of its children's scores; an
 //     entry whose player to move wins at once equals WinNowScore;
-//   - opts.Sample entries chosen at random equal the solver's score.
+//   - opts.Sample entries chosen at random, and with opts.Solved every
+//     solved entry, equal the solver's score.
 //
 // It reads the book once, depth by depth, looking up the children of each
 // entry. It returns an error only if reading fails or ctx is done; what it
@@ -90,15 +110,20 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 		o.MaxProblems = 1000
 	}
 	if o.Solver == nil {
-		o.Sample = 0
+		o.Sample, o.Solved = 0, false
 	}
 	if o.Solver != nil {
 		if err := b.checkBoard(o.Solver.Board()); err != nil {
 			return VerifyReport{}, err
 		}
 	}
-	var r VerifyReport
+	var (
+		r  VerifyReport
+		mu sync.Mutex // r, once solvers run
+	)
 	report := func(p Problem) {
+		mu.Lock()
+		defer mu.Unlock()
 		if p.Check == "corrupt" {
 			r.Corrupt++
 		} else {
@@ -111,12 +136,7 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 			fmt.Fprintln(o.Log, p)
 		}
 	}
-
-	// Reservoir sampling: after n candidates, each is in the sample with
-	// probability Sample/n.
-	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
-	var sample []Entry
-	var candidates int64
+	sample := newStratifiedSample(o.Sample, rand.New(rand.NewPCG(o.Seed, 0x5eed)))
 
 	check := func(k, v []byte) error {
 		r.Entries++
@@ -148,13 +168,14 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 				report(Problem{Key: append([]byte(nil), k...), Moves: moves, Check: "children", Stored: e.Score, Want: want})
 			}
 		}
-		if o.Sample > 0 && e.Depth >= o.SampleMinDepth {
-			candidates++
-			if len(sample) < o.Sample {
-				sample = append(sample, e)
-			} else if j := rng.Int64N(candidates); j < int64(o.Sample) {
-				sample[j] = e
-			}
+		if e.Depth < o.SampleMinDepth || ruled(&p) {
+			return nil
+		}
+		if e.Origin == OriginSolved {
+			r.SolvedEntries++
+		}
+		if o.Sample > 0 && !(o.Solved && e.Origin == OriginSolved) {
+			sample.offer(e)
 		}
 		return nil
 	}
@@ -162,22 +183,72 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 	damaged := func(fe *FileCorruptError) {
 		report(Problem{Key: fe.Start, Check: "corrupt", Detail: fmt.Sprintf("%v: the entries it holds are not checked", fe)})
 	}
-	if err := b.scanPast([]byte{0}, []byte{byte(b.board.Cells() + 1)}, check, damaged); err != nil {
+	all := [2][]byte{{0}, {byte(b.board.Cells() + 1)}}
+	if err := b.scanPast(all[0], all[1], check, damaged); err != nil {
 		return r, err
 	}
+	if o.Solver == nil {
+		return r, nil
+	}
 
-	for _, e := range sample {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		p, _ := b.board.PositionFromKey(e.Key)
+	// Re-solving.
+	chosen := sample.choose()
+	total := int64(len(chosen))
+	if o.Solved {
+		total += r.SolvedEntries
+	}
+	done := func(e Entry, p solver.Position, score int) {
+		mu.Lock()
 		r.Resolved++
-		if want := o.Solver.Solve(p); want != e.Score {
+		n := r.Resolved
+		mu.Unlock()
+		if score != e.Score {
 			moves, _ := p.MoveString()
-			report(Problem{Key: AppendKey(nil, e.Depth, e.Key), Moves: moves, Check: "solver", Stored: e.Score, Want: want})
+			report(Problem{Key: AppendKey(nil, e.Depth, e.Key), Moves: moves, Check: "solver", Stored: e.Score, Want: score})
+		}
+		if o.Progress != nil {
+			o.Progress(n, total)
 		}
 	}
+	entries := func(yield func(Entry) bool) error {
+		for _, e := range chosen {
+			if !yield(e) {
+				return nil
+			}
+		}
+		if !o.Solved {
+			return nil
+		}
+		// Every solved entry, read again; what cannot be decoded was
+		// reported by the scan above.
+		err := b.scanPast(all[0], all[1], func(k, v []byte) error {
+			e, err := b.decodeEntry(k, v)
+			if err != nil || e.Origin != OriginSolved || e.Depth < o.SampleMinDepth {
+				return nil
+			}
+			if p, _ := b.board.PositionFromKey(e.Key); ruled(&p) {
+				return nil
+			}
+			if !yield(e) {
+				return errStop
+			}
+			return nil
+		}, func(*FileCorruptError) {})
+		if err == errStop {
+			return nil
+		}
+		return err
+	}
+	if err := resolveAll(ctx, o.Solver, max(o.Threads, 1), entries, done); err != nil {
+		return r, err
+	}
 	return r, nil
+}
+
+// ruled reports whether the score of p is given by the rules alone: the
+// game is over, or its player to move makes four at once.
+func ruled(p *solver.Position) bool {
+	return p.Moves() > 0 && p.LastMoveWon() || p.IsFull() || p.CanWinNext()
 }
 
 // childrenScore returns the score of p from its children in the book, and

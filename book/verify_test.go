@@ -2,9 +2,15 @@ package book
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/c4book/c4book/solver"
@@ -109,4 +115,107 @@ func TestBook_Verify(t *testing.T) {
 			t.Error("Verify with a cancelled context succeeded")
 		}
 	})
+}
+
+// TestBook_Verify_solved: with Solved, every entry a worker solved is
+// solved again, by several solvers at once: a wrong score anywhere among
+// them is found, which a sample would find only by chance.
+func TestBook_Verify_solved(t *testing.T) {
+	s, err := solver.New(board5x4, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bk, entries := derivedBook(t, filepath.Join(t.TempDir(), "book"))
+	var leaves []Entry
+	for _, e := range entries {
+		p, _ := board5x4.PositionFromKey(e.Key)
+		if e.Origin == OriginSolved && !ruled(&p) {
+			leaves = append(leaves, e)
+		}
+	}
+	// Three wrong leaves, spread over the key order.
+	wrong := map[uint64]bool{}
+	for _, i := range []int{0, len(leaves) / 2, len(leaves) - 1} {
+		e := leaves[i]
+		lo, hi := board5x4.ScoreRange(e.Depth)
+		e.Score++
+		if e.Score > hi {
+			e.Score = lo
+		}
+		putAll(t, bk, []Entry{e})
+		wrong[e.Key] = true
+	}
+	var calls, last atomic.Int64
+	r, err := bk.Verify(context.Background(), &VerifyOptions{Solver: s, Solved: true, Threads: 3,
+		Progress: func(resolved, total int64) { calls.Add(1); last.Store(total) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Resolved != int64(len(leaves)) || r.SolvedEntries != int64(len(leaves)) || r.Disagreements != 3 {
+		t.Errorf("report %+v: want %d re-solved, 3 disagreements", r, len(leaves))
+	}
+	for _, p := range r.Problems {
+		_, k, _ := DecodeKey(p.Key)
+		if p.Check != "solver" || !wrong[k] {
+			t.Errorf("problem %v: not one of the planted scores", p)
+		}
+	}
+	if calls.Load() != int64(len(leaves)) || last.Load() != int64(len(leaves)) {
+		t.Errorf("Progress called %d times, total %d; want %d, %d", calls.Load(), last.Load(), len(leaves), len(leaves))
+	}
+}
+
+// TestStratifiedSample: each who gets an equal share of the sample, every
+// depth of each at least one entry, and no entry twice.
+func TestStratifiedSample(t *testing.T) {
+	s := newStratifiedSample(30, rand.New(rand.NewPCG(1, 2)))
+	key := uint64(0)
+	add := func(n, depth int, origin Origin, worker uint32) {
+		for range n {
+			key++
+			s.offer(Entry{Depth: depth, Key: key, Value: Value{Origin: origin, Worker: worker}})
+		}
+	}
+	add(1000, 6, OriginSolved, 1) // a busy worker
+	add(10, 6, OriginSolved, 2)   // one that solved little
+	add(3, 5, OriginSolved, 3)    // one at two depths
+	add(100, 6, OriginSolved, 3)
+	add(50, 4, OriginDerived, 0)
+	got := s.choose()
+	count := map[string]int{}
+	seen := map[uint64]bool{}
+	for _, e := range got {
+		if seen[e.Key] {
+			t.Errorf("key %d chosen twice", e.Key)
+		}
+		seen[e.Key] = true
+		count[fmt.Sprintf("%v/%d/%d", e.Origin, e.Worker, e.Depth)]++
+	}
+	// 30 among 4 whos: 8, 8, 7, 7 (the first in order of worker number).
+	want := map[string]int{"solved/1/6": 8, "solved/2/6": 8, "solved/3/5": 1, "solved/3/6": 6, "derived/0/4": 7}
+	if len(got) != 30 || !maps.Equal(count, want) {
+		t.Errorf("chose %d: %v, want 30: %v", len(got), count, want)
+	}
+	if !slices.IsSortedFunc(got, func(a, b Entry) int { return cmp.Or(cmp.Compare(a.Depth, b.Depth), cmp.Compare(a.Key, b.Key)) }) {
+		t.Error("sample not in key order")
+	}
+}
+
+func TestApportion(t *testing.T) {
+	for _, c := range []struct {
+		n     int
+		sizes []int64
+		want  []int
+	}{
+		{10, []int64{100, 100}, []int{5, 5}},
+		{10, []int64{1, 1000}, []int{1, 9}},
+		{10, []int64{2, 3}, []int{2, 3}},      // no more than there is
+		{1, []int64{5, 5, 5}, []int{1, 0, 0}}, // fewer than the strata
+		{7, []int64{10, 30, 0}, []int{2, 5, 0}},
+		{0, []int64{10}, []int{0}},
+	} {
+		if got := apportion(c.n, c.sizes); !slices.Equal(got, c.want) {
+			t.Errorf("apportion(%d, %v) = %v, want %v", c.n, c.sizes, got, c.want)
+		}
+	}
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,35 +15,55 @@ import (
 	"github.com/c4book/c4book/solver"
 )
 
-const bookVerifyLong = `Check that the book is consistent, and re-solve a sample of it.
+const bookVerifyLong = `Check that the book is consistent, and re-solve some or all of it.
 
 Every entry must decode and be a position of the book's board with a
 score possible at its depth. Every entry whose children are all in the
 book (or are immediate wins or full boards) must equal the negamax of its
-children's scores. --sample N entries chosen at random (among those with
-at least --sample-min-depth stones) are solved again and must equal the
-solver's score; --seed S repeats a choice (by default a random seed,
-printed).
+children's scores.
+
+That check cannot see a wrong score a worker solved: its children are
+not in the book. Two ways to solve entries again, each must equal the
+solver's score:
+
+  --sample N   N entries chosen at random among those with at least
+               --sample-min-depth stones, stratified: each worker that
+               solved entries, and the derived entries, get an equal share,
+               every depth at least one. --seed S repeats a choice (by
+               default a random seed, printed).
+  --solved     every entry a worker solved (with at least
+               --sample-min-depth stones): it finds every wrong one, and
+               costs about the CPU the job spent solving them
+               (docs/benchmarks.md). With --sample too, the sample is
+               drawn from the other entries.
+
+--concurrency N solves N entries at once, sharing one table of
+--tt-size (default: one per CPU). Progress is shown on standard error.
 
 Each problem is printed as it is found, then what was checked. The
 command fails if any entry is corrupt or wrong.`
 
 const bookVerifyExample = `  c4book book verify
-  c4book book verify --sample 1000 --sample-min-depth 8 --seed 42`
+  c4book book verify --sample 1000 --sample-min-depth 8 --seed 42
+  c4book book verify --solved`
 
 // newBookVerifyCommand builds "c4book book verify".
 func newBookVerifyCommand(a *app) *cobra.Command {
-	var sample, minDepth int
+	var sample, minDepth, concurrency int
 	var seed uint64
+	var solved bool
 	cmd := &cobra.Command{
-		Use:     "verify [--sample N] [--seed S] [--book PATH]",
-		Short:   "Check every entry against its children, and re-solve a sample",
+		Use:     "verify [--sample N] [--solved] [--seed S] [--book PATH]",
+		Short:   "Check every entry against its children, and re-solve a sample or every solved entry",
 		Long:    bookVerifyLong,
 		Example: bookVerifyExample,
 		Args:    checkArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if sample < 0 || minDepth < 0 {
-				return newUsageError(cmd, errors.New("--sample and --sample-min-depth must be 0 or more"))
+			if sample < 0 || minDepth < 0 || concurrency < 0 {
+				return newUsageError(cmd, errors.New("--sample, --sample-min-depth and --concurrency must be 0 or more"))
+			}
+			if concurrency == 0 {
+				concurrency = runtime.NumCPU()
 			}
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64()
@@ -53,8 +76,9 @@ func newBookVerifyCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opts := &book.VerifyOptions{Sample: sample, SampleMinDepth: minDepth, Seed: seed, Log: a.stdout}
-			if sample > 0 {
+			opts := &book.VerifyOptions{Sample: sample, SampleMinDepth: minDepth, Solved: solved, Seed: seed,
+				Threads: concurrency, Log: a.stdout}
+			if sample > 0 || solved {
 				if opts.Solver, err = solver.New(bk.Board(), int64(cfg.Solver.TTSize)); err != nil {
 					return closeBook(bk, fmt.Errorf("solver.tt-size: %w", err))
 				}
@@ -62,15 +86,22 @@ func newBookVerifyCommand(a *app) *cobra.Command {
 			return closeBook(bk, verifyBook(cmd, bk, opts, a.stdout))
 		},
 	}
-	cmd.Flags().IntVar(&sample, "sample", 0, "re-solve `N` entries chosen at random")
+	cmd.Flags().IntVar(&sample, "sample", 0, "re-solve `N` entries chosen at random, stratified by worker and depth")
+	cmd.Flags().BoolVar(&solved, "solved", false, "re-solve every entry a worker solved")
+	cmd.Flags().IntVar(&concurrency, "concurrency", 0, "re-solve `N` entries at once (default: one per CPU)")
 	cmd.Flags().IntVar(&minDepth, "sample-min-depth", 0, "choose the sample among entries of at least `N` stones")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "seed of the sample's choice (default: random)")
 	addTTSizeFlag(cmd.Flags())
 	return cmd
 }
 
-// verifyBook runs bk.Verify and prints what it checked.
+// verifyBook runs bk.Verify and prints what it checked, and on standard
+// error the progress of its re-solving.
 func verifyBook(cmd *cobra.Command, bk *book.Book, opts *book.VerifyOptions, w io.Writer) error {
+	if opts.Solver != nil {
+		stop := showResolveProgress(cmd.ErrOrStderr(), opts)
+		defer stop()
+	}
 	r, err := bk.Verify(cmd.Context(), opts)
 	if err != nil {
 		if cmd.Context().Err() != nil {
@@ -80,12 +111,61 @@ func verifyBook(cmd *cobra.Command, bk *book.Book, opts *book.VerifyOptions, w i
 	}
 	fmt.Fprintf(w, "%d entries read, %d corrupt\n", r.Entries, r.Corrupt)
 	fmt.Fprintf(w, "%d checked against their children, %d not (a child is missing)\n", r.ChildChecked, r.ChildSkipped)
-	if opts.Sample > 0 {
-		fmt.Fprintf(w, "%d re-solved (seed %d, depth %d and more)\n", r.Resolved, opts.Seed, opts.SampleMinDepth)
+	switch {
+	case opts.Solved:
+		fmt.Fprintf(w, "%s re-solved: every solved entry of depth %d and more (%s)", formatCount(r.Resolved), opts.SampleMinDepth, formatCount(r.SolvedEntries))
+		if opts.Sample > 0 {
+			fmt.Fprintf(w, ", and a sample of the others (seed %d)", opts.Seed)
+		}
+		fmt.Fprintln(w)
+	case opts.Sample > 0:
+		fmt.Fprintf(w, "%s re-solved (seed %d, depth %d and more)\n", formatCount(r.Resolved), opts.Seed, opts.SampleMinDepth)
 	}
 	fmt.Fprintf(w, "%d disagreements\n", r.Disagreements)
 	if !r.OK() {
 		return fmt.Errorf("book %s: %d corrupt entries, %d wrong scores", bk.Path(), r.Corrupt, r.Disagreements)
 	}
 	return nil
+}
+
+// resolveProgressEvery is how often verify shows its re-solving's
+// progress.
+const resolveProgressEvery = 10 * time.Second
+
+// showResolveProgress makes opts report the progress of re-solving to w,
+// a line every resolveProgressEvery once it has taken that long, and
+// returns the function that stops it.
+func showResolveProgress(w io.Writer, opts *book.VerifyOptions) (stop func()) {
+	var resolved, total atomic.Int64
+	opts.Progress = func(n, all int64) {
+		resolved.Store(n)
+		total.Store(all)
+	}
+	start := time.Now()
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(resolveProgressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				n, all := resolved.Load(), total.Load()
+				if all == 0 {
+					continue
+				}
+				elapsed := time.Since(start)
+				eta := ""
+				if n > 0 {
+					eta = fmt.Sprintf(", about %v left", (time.Duration(float64(elapsed) * float64(all-n) / float64(n))).Round(time.Second))
+				}
+				fmt.Fprintf(w, "re-solved %s of %s (%.1f%%) in %v%s\n", formatCount(n), formatCount(all),
+					100*float64(n)/float64(all), elapsed.Round(time.Second), eta)
+			}
+		}
+	}()
+	return func() { close(done); <-ended }
 }

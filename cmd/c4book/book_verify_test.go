@@ -55,6 +55,35 @@ func TestBookVerify(t *testing.T) {
 			t.Errorf("output does not report the parent of 12:\n%s", r.stdout)
 		}
 	})
+	t.Run("wrong solved leaf, --solved", func(t *testing.T) {
+		// A leaf has no children in the book: only re-solving sees it.
+		leaf := makeBook(t, testBookDepth)
+		p, err := testBoard.Parse("12345")
+		if err != nil || p.CanWinNext() {
+			t.Fatalf("12345: %v, or a win at once: no leaf to plant", err)
+		}
+		right := atoi(t, scoreMap(t, solvedLines(t, testBookDepth))["12345"])
+		wrong := right + 1
+		if _, hi := testBoard.ScoreRange(5); wrong > hi {
+			wrong = right - 1
+		}
+		withBook(t, leaf, func(bk *book.Book) {
+			if err := bk.PutBatch([]book.Entry{book.EntryOf(p, book.Value{Score: wrong, Origin: book.OriginSolved})}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		wantOK(t, run(t, "", "book", "verify", "--book", leaf))
+		r := run(t, "", "book", "verify", "--book", leaf, "--solved", "--concurrency", "2", testTTSize)
+		wantErr(t, r, "0 corrupt entries, 1 wrong scores")
+		t.Logf("\n%s", r.stdout)
+		// The entry is named by its canonical position, the mirror image.
+		for _, want := range []string{`solver: "54321" (key depth 5 key `, "stored " + itoa(wrong) + ", want " + itoa(right),
+			"1 re-solved: every solved entry of depth 0 and more (1)"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("output does not say %q", want)
+			}
+		}
+	})
 	t.Run("negative --sample", func(t *testing.T) {
 		r := run(t, "", "book", "verify", "--book", path, "--sample", "-1")
 		if code := exitCode(r.err); code != 2 {
