@@ -123,7 +123,7 @@ func (s *Solver) solve(p Position) int {
 		return v
 	}
 	if v, ok := s.askOracle(&p); ok {
-		return s.confirmed(&p, v)
+		return v // the oracle's word is trusted: asking again asks it
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
 	return s.confirmed(&p, s.solveWindow(p, lo, hi, lo/2, hi/2, 0))
@@ -158,7 +158,7 @@ func (s *Solver) solveNear(p Position, guess int) int {
 		return v
 	}
 	if v, ok := s.askOracle(&p); ok {
-		return s.confirmed(&p, v)
+		return v // the oracle's word is trusted: asking again asks it
 	}
 	lo, hi := s.board.ScoreRange(p.moves)
 	guess = max(lo, min(hi, guess))
@@ -259,7 +259,7 @@ func (s *Solver) SolveWeak(p Position) int {
 			return Outcome(v)
 		}
 		if v, ok := s.askOracle(&p); ok {
-			return Outcome(s.confirmed(&p, v))
+			return Outcome(v)
 		}
 		o := Outcome(s.solveWindow(p, -1, 1))
 		lo, hi := s.board.ScoreRange(p.moves)
