@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -22,18 +23,32 @@ import (
 // error when it is set.
 const lieEnv = "C4BOOK_TEST_LIE_FRACTION"
 
-// lieFraction returns the fraction of results to lie about that lieEnv
-// sets, 0 when it is not set.
-func lieFraction() (float64, error) {
-	v, ok := os.LookupEnv(lieEnv)
-	if !ok || v == "" {
-		return 0, nil
+// liePositionsEnv is the same fault injection counted in positions, not
+// results: a worker started with C4BOOK_TEST_LIE_POSITIONS=F changes the
+// score of that fraction of the positions it solved, one score of a
+// result at a time, so that rare lies (1 in 100,000) can be measured
+// against the checks that should find them.
+const liePositionsEnv = "C4BOOK_TEST_LIE_POSITIONS"
+
+// lieFraction returns the fraction to lie about that lieEnv or
+// liePositionsEnv sets, 0 when neither is set, and whether it counts
+// positions.
+func lieFraction() (f float64, positions bool, err error) {
+	for _, env := range []string{lieEnv, liePositionsEnv} {
+		v, ok := os.LookupEnv(env)
+		if !ok || v == "" {
+			continue
+		}
+		if f > 0 {
+			return 0, false, fmt.Errorf("%s and %s are both set: one fault injection at a time", lieEnv, liePositionsEnv)
+		}
+		f, err = strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= 1) {
+			return 0, false, fmt.Errorf("%s=%q: must be a fraction above 0 and at most 1 (a fault injection for tests: unset it)", env, v)
+		}
+		positions = env == liePositionsEnv
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(f > 0 && f <= 1) {
-		return 0, fmt.Errorf("%s=%q: must be a fraction above 0 and at most 1 (a fault injection for tests: unset it)", lieEnv, v)
-	}
-	return f, nil
+	return f, positions, nil
 }
 
 // lyingPublisher publishes a worker's results, a fraction of them with
@@ -43,20 +58,39 @@ func lieFraction() (float64, error) {
 type lyingPublisher struct {
 	worker.Publisher
 	fraction  float64
-	published atomic.Int64
-	lies      atomic.Int64 // results lied about
+	positions bool         // the fraction is of positions, not of results
+	published atomic.Int64 // results, or positions
+	lies      atomic.Int64 // results, or positions, lied about
 }
 
-// PublishResult publishes r, a lie for result n when the count of lies
-// due, n times the fraction rounded down, grows.
+// lie returns the score a liar gives for the score s.
+func lie(s int8) int8 {
+	if s == 0 {
+		return -1
+	}
+	return 0
+}
+
+// PublishResult publishes r, a lie for result (or position) n when the
+// count of lies due, n times the fraction rounded down, grows.
 func (p *lyingPublisher) PublishResult(ctx context.Context, r queue.Result) error {
+	if p.positions {
+		scores := slices.Clone(r.Scores)
+		for i, s := range scores {
+			n := p.published.Add(1)
+			if int64(float64(n)*p.fraction) > int64(float64(n-1)*p.fraction) {
+				scores[i] = lie(s)
+				p.lies.Add(1)
+			}
+		}
+		r.Scores = scores
+		return p.Publisher.PublishResult(ctx, r)
+	}
 	n := p.published.Add(1)
 	if int64(float64(n)*p.fraction) > int64(float64(n-1)*p.fraction) {
 		scores := make([]int8, len(r.Scores))
 		for i, s := range r.Scores {
-			if s == 0 {
-				scores[i] = -1
-			}
+			scores[i] = lie(s)
 		}
 		r.Scores = scores
 		p.lies.Add(1)

@@ -97,7 +97,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 // runWorker runs a worker configured by cfg until ctx is done or it is
 // idle for idle (if positive).
 func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle time.Duration) error {
-	lie, err := lieFraction()
+	lie, liePositions, err := lieFraction()
 	if err != nil {
 		return err
 	}
@@ -155,11 +155,15 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	}
 	var pub worker.Publisher = conn
 	if lie > 0 {
-		liar := &lyingPublisher{Publisher: conn, fraction: lie}
+		liar := &lyingPublisher{Publisher: conn, fraction: lie, positions: liePositions}
 		pub = liar
-		fmt.Fprintf(a.stderr, "FAULT INJECTION FOR TESTS (%s=%v): this worker publishes wrong scores for %.0f%% of its results.\n", lieEnv, lie, 100*lie)
+		unit := "results"
+		if liePositions {
+			unit = "positions"
+		}
+		fmt.Fprintf(a.stderr, "FAULT INJECTION FOR TESTS: this worker publishes wrong scores for %g of its %s.\n", lie, unit)
 		defer func() {
-			fmt.Fprintf(a.stderr, "FAULT INJECTION: %d of %d results lied about.\n", liar.lies.Load(), liar.published.Load())
+			fmt.Fprintf(a.stderr, "FAULT INJECTION: %d of %d %s lied about.\n", liar.lies.Load(), liar.published.Load(), unit)
 		}()
 	}
 	err = worker.Run(ctx, tasks, pub, worker.Config{

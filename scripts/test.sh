@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# test.sh: the project's tests, as CI runs them (.ci/run).
+#
+#   1. every package, short (-short leaves the long reference sets to the
+#      benchmarks and scripts);
+#   2. the race detector on every package whose code runs concurrently:
+#      all of them but config (no goroutines) in full, and the solver
+#      without its single-threaded known-answer tests (reference sets,
+#      small and large boards, the static bounds), which exercise no
+#      concurrency and take seven minutes under the detector. The solver's
+#      threads, teams, stops and shared table are all in what runs.
+#
+# Usage: scripts/test.sh [go test flags], e.g. scripts/test.sh -count=1
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+go test -short "$@" ./...
+go test -race -short "$@" ./book/ ./cmd/... ./coordinator/... ./queue/ ./serve/ ./worker/
+go test -race -short "$@" \
+	-skip 'TestSolver_Solve_referenceSets|TestSolver_Solve_smallBoards|TestSolver_Solve_largeBoards|TestSolver_evensBound|TestSolver_oddThreatBound' \
+	./solver/
