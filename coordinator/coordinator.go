@@ -124,7 +124,8 @@ type Summary struct {
 	Ignored       int64            // results of quarantined workers, ignored
 	Quarantined   []string         // workers whose results are ignored
 	CrossChecked  int64            // tasks whose scores a second solver confirmed (another worker's, or the coordinator's)
-	Disagreements int64            // cross-checked tasks decided by the coordinator
+	Disagreements int64            // cross-checked tasks whose answers disagreed: the coordinator solved them
+	Refereed      int64            // cross-checked tasks the coordinator solved itself: disagreements, and tasks no other worker took a copy of
 	CrossSkipped  int64            // cross-checked tasks whose copies one worker alone answered, no other having answered in the run: stored on its word
 	Requeued      int64            // positions stored on the word of workers quarantined later, marked not done and solved again
 	ByWorker      map[string]int64 // positions solved in this run, by worker id
@@ -490,8 +491,10 @@ func (j *job) solve(ctx context.Context) error {
 	return nil
 }
 
-// publishMore publishes the first copies of the next tasks not done, up to
-// the window, in one call.
+// publishMore publishes a first copy of each of the next tasks not done, up
+// to the window, in one call. A cross-checked task gets its second copy
+// when the first is answered (collect publishes again a task still needed
+// with no copy out): see trust.go.
 func (j *job) publishMore(ctx context.Context) error {
 	var batch []queue.Task
 	for j.open < j.cfg.Window && j.next < j.tasks.Len() {
@@ -500,13 +503,11 @@ func (j *job) publishMore(ctx context.Context) error {
 		if !j.tasks.needed(i) {
 			continue
 		}
-		for range j.copiesAtStart(i) {
-			t, err := j.taskMsg(i)
-			if err != nil {
-				return err
-			}
-			batch = append(batch, t)
+		t, err := j.taskMsg(i)
+		if err != nil {
+			return err
 		}
+		batch = append(batch, t)
 		j.open++
 	}
 	return j.publish(ctx, batch)

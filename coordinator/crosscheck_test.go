@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 	"github.com/c4book/c4book/worker"
 )
@@ -180,4 +182,105 @@ func TestRun_crossCheckOneIdentity(t *testing.T) {
 	}
 	checkBook(t, b, k.book, spec.Root, spec.Depth)
 	t.Logf("%d tasks' cross-checks skipped; alice %+v", sum.CrossSkipped, sum.Workers["alice"])
+}
+
+// TestRun_crossCheckHoarder: a liar that holds many tasks at once and
+// looks for copies of one task among them (the cross-checked ones) answers
+// those truly and lies on every other. Cross-checks decided when a task
+// is published would give it away: both copies of a checked task sat
+// side by side in the stream, so a hoarder saw them, and its lies on the
+// others were never checked. A task is checked only after its first
+// answer now, so at the time it answers, every task looks the same to it:
+// it lies on all it holds, half of them are checked (cross-check 0.5),
+// the honest worker's answers to the second copies disagree, and the liar
+// is quarantined. It takes one hoard of 40 tasks and leaves; the honest
+// worker finishes the job, and the book is exact.
+func TestRun_crossCheckHoarder(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
+	k := newKeyedCluster(t, b, "alice", "mallory")
+	for _, name := range []string{"alice", "mallory"} {
+		if _, err := k.book.AddWorker(name, k.keys[name].PublicKey); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	jobDone := make(chan struct{})
+	var sum coordinator.Summary
+	var runErr error
+	go func() {
+		defer close(jobDone)
+		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream,
+			Log: logger(t), CrossCheck: 0.5, RefereeTableBytes: 1 << 20})
+	}()
+
+	mc := k.dial(t, ctx, "mallory")
+	mtasks, err := mc.Tasks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hoard = 40
+	var held []*queue.TaskMsg
+	for len(held) < hoard {
+		msg, err := mtasks.Next(ctx)
+		if err != nil {
+			t.Fatalf("mallory taking task %d: %v", len(held)+1, err)
+		}
+		held = append(held, msg)
+	}
+	seen := map[string]int{}
+	sig := func(t *queue.Task) string { return fmt.Sprint(t.Keys) }
+	for _, m := range held {
+		seen[sig(&m.Task)]++
+	}
+	s, _ := solver.New(b, 1<<20)
+	lies, truths := 0, 0
+	for _, m := range held {
+		task := &m.Task
+		scores := make([]int8, len(task.Keys))
+		for i, key := range task.Keys {
+			p, err := b.PositionFromKey(key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := s.Solve(p)
+			if seen[sig(task)] == 1 { // alone: not checked, it thinks
+				if v == 0 {
+					v = -1
+				} else {
+					v = 0
+				}
+			}
+			scores[i] = int8(v)
+		}
+		if seen[sig(task)] == 1 {
+			lies++
+		} else {
+			truths++
+		}
+		if err := mc.PublishResult(ctx, queue.Result{JobID: task.JobID, TaskID: task.TaskID, WorkerID: "mallory", Keys: task.Keys, Scores: scores}); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Ack(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mc.Close()
+	t.Logf("mallory held %d tasks: lied on %d, answered %d truly (it saw their copies)", hoard, lies, truths)
+
+	aliceDone := k.runWorker(t, ctx, "alice")
+	<-jobDone
+	cancel()
+	if err := <-aliceDone; err != nil {
+		t.Errorf("alice: %v", err)
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	if !slices.Equal(sum.Quarantined, []string{"mallory"}) || sum.Workers["mallory"].CrossFailed == 0 {
+		t.Errorf("quarantined %v, mallory %+v: want mallory caught by a cross-check", sum.Quarantined, sum.Workers["mallory"])
+	}
+	checkBook(t, b, k.book, spec.Root, spec.Depth)
+	t.Logf("%d cross-checked tasks, %d disagreements, %d positions solved again", sum.CrossChecked, sum.Disagreements, sum.Requeued)
 }

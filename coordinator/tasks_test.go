@@ -159,8 +159,10 @@ func TestCollect(t *testing.T) {
 func TestCollect_crossCheck(t *testing.T) {
 	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
 	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
-	if len(fq.published) != 2*j.tasks.Len() {
-		t.Fatalf("%d copies published for %d tasks, want two each", len(fq.published), j.tasks.Len())
+	// One copy each: the second copy of a checked task goes out when the
+	// first is answered, never beside it.
+	if len(fq.published) != j.tasks.Len() {
+		t.Fatalf("%d copies published for %d tasks, want one each", len(fq.published), j.tasks.Len())
 	}
 	ctx := context.Background()
 	collect := func(r queue.Result) {
@@ -171,22 +173,26 @@ func TestCollect_crossCheck(t *testing.T) {
 	}
 	// Task 0: two workers agree.
 	planned := len(mb.entries) // the positions scored at once
+	published := len(fq.published)
 	collect(solvedResult(t, j, 0, "a"))
 	if j.tasks.done[0] || len(mb.entries) != planned {
 		t.Fatal("a cross-checked task stored on one result")
+	}
+	if len(fq.published) != published+1 {
+		t.Fatalf("%d copies published after the first answer of a checked task, want 1", len(fq.published)-published)
 	}
 	collect(solvedResult(t, j, 0, "b"))
 	if !j.tasks.done[0] || j.summary.CrossChecked != 1 {
 		t.Errorf("task 0 done %v, %d cross-checked", j.tasks.done[0], j.summary.CrossChecked)
 	}
 	// Task 2: a answers both copies: no cross-check, a third copy goes out
-	// for b.
-	published := len(fq.published)
+	// for b (the second went out after a's first answer).
+	published = len(fq.published)
 	collect(solvedResult(t, j, 2, "a"))
 	collect(solvedResult(t, j, 2, "a"))
-	if j.tasks.done[2] || len(fq.published) != published+1 || j.summary.CrossChecked != 1 || j.summary.CrossSkipped != 0 {
+	if j.tasks.done[2] || len(fq.published) != published+2 || j.summary.CrossChecked != 1 || j.summary.CrossSkipped != 0 {
 		t.Errorf("task 2 done %v, %d copies published, %d cross-checked, %d skipped: want not done, one more copy, no check",
-			j.tasks.done[2], len(fq.published)-published, j.summary.CrossChecked, j.summary.CrossSkipped)
+			j.tasks.done[2], len(fq.published)-published-1, j.summary.CrossChecked, j.summary.CrossSkipped)
 	}
 	if c := j.summary.Workers["a"]; c.CrossPassed != 1 {
 		t.Errorf("a's cross-checks: %+v, want the one of task 0", c)
@@ -225,8 +231,10 @@ func TestCollect_crossCheckOneIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !j.tasks.done[0] || len(mb.entries) != planned+int(j.tasks.positions(0)) || len(fq.published) != published {
-		t.Errorf("task 0 done %v, %d entries written, %d copies published: want done, stored, no more copy", j.tasks.done[0], len(mb.entries)-planned, len(fq.published)-published)
+	// The second copy went out after the first answer; none after the
+	// second.
+	if !j.tasks.done[0] || len(mb.entries) != planned+int(j.tasks.positions(0)) || len(fq.published) != published+1 {
+		t.Errorf("task 0 done %v, %d entries written, %d copies published: want done, stored, one more copy", j.tasks.done[0], len(mb.entries)-planned, len(fq.published)-published)
 	}
 	if s := j.summary; s.CrossChecked != 0 || s.CrossSkipped != 1 || s.Workers["solo"].CrossPassed != 0 || s.Workers["solo"].Accepted != 2 {
 		t.Errorf("summary: %d cross-checked, %d skipped, solo %+v; want 0, 1, no cross-check passed", s.CrossChecked, s.CrossSkipped, s.Workers["solo"])

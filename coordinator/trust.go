@@ -24,8 +24,14 @@ import (
 //     ignores it from the start), and its results stored earlier in the job
 //     are solved again by others (requeue).
 //   - Cross-checking: a fraction of the tasks (CrossCheck), chosen by a
-//     secret drawn at each run, is published twice, and their scores are
-//     stored only once two different identities agree. When they disagree,
+//     secret drawn at each run, is solved twice, and their scores are
+//     stored only once two different identities agree. A task is published
+//     once; the second copy of a checked one is published when its first
+//     answer comes. So when a worker answers, no copy of the task is
+//     anywhere it could see: a checked task looks like any other, and a
+//     worker that holds many tasks at once, looking for pairs, finds none
+//     (TestRun_crossCheckHoarder); each task it lies about is checked with
+//     probability CrossCheck, however it takes its tasks. When they disagree,
 //     the coordinator solves the task itself (the third solve), stores its
 //     scores, and the worker that was wrong fails the cross-check. Copies
 //     answered by one identity never make a cross-check: when another
@@ -65,15 +71,6 @@ func (j *job) crossChecked(index int) bool {
 // first copies only). Ids stay distinct for maxCopies copies.
 func (j *job) copyID(index, copy int) int {
 	return int((uint64(copy) + mix(mix(uint64(index)^j.secret))) & taskCopyMask)
-}
-
-// copiesAtStart is the number of copies of task index published when a run
-// starts.
-func (j *job) copiesAtStart(index int) int {
-	if j.crossChecked(index) {
-		return 2
-	}
-	return 1
 }
 
 // reject counts a rejected result against worker, and quarantines the
@@ -217,6 +214,7 @@ func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []b
 		if err != nil {
 			return nil, false, false, err
 		}
+		j.summary.Refereed++
 		delete(j.firstResults, index)
 		if sameScores(truth, r.Scores) {
 			j.summary.CrossChecked++
@@ -240,6 +238,7 @@ func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []b
 	if err != nil {
 		return nil, false, false, err
 	}
+	j.summary.Refereed++
 	for _, res := range []*queue.Result{&first, r} {
 		ok := sameScores(truth, res.Scores)
 		var reason error

@@ -525,7 +525,7 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 		row("results ignored", formatCount(s.Ignored), "(quarantined: "+strings.Join(s.Quarantined, ", ")+")")
 	}
 	if s.CrossChecked > 0 || s.Disagreements > 0 {
-		row("cross-checked tasks", formatCount(s.CrossChecked), fmt.Sprintf("(%d decided by the coordinator)", s.Disagreements))
+		row("cross-checked tasks", formatCount(s.CrossChecked+s.Disagreements), crossCheckNote(s))
 	}
 	switch {
 	case cfg.Queue.CrossCheck > 0 && localOnly(cfg):
@@ -543,6 +543,18 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 	row("nodes", formatCount(s.Nodes), "("+perSec(float64(s.Nodes))+"/s)")
 	row("positions solved/s", perSec(float64(s.Solved)), "")
 	printByWorker(w, s, perSec)
+}
+
+// crossCheckNote says how the cross-checked tasks of s were decided: by
+// two workers agreeing, or by the coordinator's own solve (when two
+// disagreed, or when no other worker took a copy).
+func crossCheckNote(s coordinator.Summary) string {
+	agreed := s.CrossChecked + s.Disagreements - s.Refereed
+	note := fmt.Sprintf("(%s by two workers agreeing, %s by the coordinator's own solve", formatCount(agreed), formatCount(s.Refereed))
+	if s.Disagreements > 0 {
+		note += fmt.Sprintf(": %s disagreements", formatCount(s.Disagreements))
+	}
+	return note + ")"
 }
 
 // printByWorker writes the summary's lines by worker: the positions each

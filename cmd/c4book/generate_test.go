@@ -226,3 +226,20 @@ func TestPrintByWorker(t *testing.T) {
 		t.Errorf("with cross-checks:\n%s", b.String())
 	}
 }
+
+// TestCrossCheckNote: the summary says who decided the cross-checked
+// tasks; a worker checked only by the coordinator (nobody else took a copy)
+// is not shown as checked by "0 decided by the coordinator".
+func TestCrossCheckNote(t *testing.T) {
+	for _, c := range []struct {
+		s    coordinator.Summary
+		want string
+	}{
+		{coordinator.Summary{CrossChecked: 35, Refereed: 35}, "(0 by two workers agreeing, 35 by the coordinator's own solve)"},
+		{coordinator.Summary{CrossChecked: 170, Disagreements: 2, Refereed: 3}, "(169 by two workers agreeing, 3 by the coordinator's own solve: 2 disagreements)"},
+	} {
+		if got := crossCheckNote(c.s); got != c.want {
+			t.Errorf("crossCheckNote(%+v) = %q, want %q", c.s, got, c.want)
+		}
+	}
+}
