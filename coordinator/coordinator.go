@@ -398,9 +398,16 @@ func (j *job) solve(ctx context.Context) error {
 		return err
 	}
 	var results Results
-	if err := j.retry(ctx, "binding to the results", func() (err error) {
-		results, err = q.Results(ctx, j.id)
-		return err
+	if err := j.retry(ctx, "binding to the results", func() error {
+		src, err := q.Results(ctx, j.id)
+		if err != nil {
+			return err
+		}
+		for _, s := range src.Stray() {
+			j.log.Warn("results for a job that is not open were in the result stream: purged", "subject", s.Subject, "worker", s.Worker, "messages", s.Messages)
+		}
+		results = src
+		return nil
 	}); err != nil {
 		return err
 	}

@@ -264,6 +264,7 @@ func TestServer_SetWorkers(t *testing.T) {
 	t.Parallel()
 	k := startKeyed(t, []string{"alice", "bob"}, "carol")
 	ctx := testCtx(t, 30*time.Second)
+	openJob(t, k.coord, "job1")
 	alice, err := k.connectWorker(t, "alice")
 	if err != nil {
 		t.Fatal(err)

@@ -28,13 +28,19 @@ func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	// Coordinator: set up the streams and publish the positions to solve.
+	// Coordinator: set up the streams, open the job's results (the result
+	// stream stores the results of open jobs only) and publish the
+	// positions to solve.
 	coord, err := srv.Connect("coordinator")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer coord.Close()
 	if err := coord.EnsureStreams(ctx, queue.StreamConfig{AckWait: 30 * time.Second, MaxDeliver: 3}); err != nil {
+		log.Fatal(err)
+	}
+	results, err := coord.Results(ctx, "depth-1")
+	if err != nil {
 		log.Fatal(err)
 	}
 	p := solver.Standard.NewPosition()
@@ -68,10 +74,6 @@ func Example() {
 	}
 
 	// Coordinator: read the results of the job, store them, then ack.
-	results, err := coord.Results(ctx, "depth-1")
-	if err != nil {
-		log.Fatal(err)
-	}
 	msgs, bad, err := results.Fetch(ctx, 100)
 	if err != nil {
 		log.Fatal(err)

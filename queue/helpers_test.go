@@ -120,8 +120,20 @@ func taskSource(tb testing.TB, c *Conn) *TaskSource {
 // publishTasks publishes tasks or fails the test.
 func publishTasks(tb testing.TB, c *Conn, tasks ...Task) {
 	tb.Helper()
+	for _, t := range tasks {
+		openJob(tb, c, t.JobID)
+	}
 	if err := c.PublishTasks(testCtx(tb, 60*time.Second), tasks); err != nil {
 		tb.Fatalf("PublishTasks: %v", err)
+	}
+}
+
+// openJob makes the result stream store job's results, as a coordinator
+// does (Conn.Results) before it publishes the job's tasks.
+func openJob(tb testing.TB, c *Conn, job string) {
+	tb.Helper()
+	if _, err := c.openJobSubjects(testCtx(tb, 30*time.Second), job); err != nil {
+		tb.Fatalf("opening job %s: %v", job, err)
 	}
 }
 

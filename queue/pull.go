@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -119,7 +120,23 @@ const publishAttemptWait = 10 * time.Second // one attempt's wait for its ack
 
 // publishBackoff paces the attempts of publish. Its lines are for
 // debugging: the connection says itself that it is lost (Conn's logger).
-var publishBackoff = Backoff{First: 250 * time.Millisecond, Max: 5 * time.Second, Level: slog.LevelDebug, Passing: transient}
+var publishBackoff = Backoff{First: 250 * time.Millisecond, Max: 5 * time.Second, Level: slog.LevelDebug,
+	Passing: func(err error) bool { return transient(err) || streamFull(err) }}
+
+// jsStoreFailed is JetStream's error code for a message a stream did not
+// store: among other reasons, one of its limits is reached.
+const jsStoreFailed jetstream.ErrorCode = 10077
+
+// streamFull reports whether err is a stream refusing a message for one of
+// its limits (its bytes, its messages per subject): it stores it once the
+// coordinator takes what waits, so the publish is tried again.
+func streamFull(err error) bool {
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode != jsStoreFailed {
+		return false
+	}
+	return strings.Contains(apiErr.Description, "maximum messages per subject") || strings.Contains(apiErr.Description, "maximum bytes")
+}
 
 // publish publishes m with message id id, retrying passing failures until
 // ctx is done.

@@ -28,17 +28,23 @@ func (c *Conn) PublishResult(ctx context.Context, r Result) error {
 // job's durable consumer: results not acked before a crash come again after
 // a restart.
 type ResultSource struct {
-	c    *Conn
-	job  string
-	cons jetstream.Consumer
+	c     *Conn
+	job   string
+	cons  jetstream.Consumer
+	stray []StrayResults
 }
 
-// Results creates (or binds to) the durable consumer of job's results,
+// Results makes the result stream store job's results (jobsubjects.go)
+// and creates (or binds to) the durable consumer of job's results,
 // "c4book-coord-<job>". The error wraps ErrNotReady when the result stream
 // does not exist (EnsureStreams).
 func (c *Conn) Results(ctx context.Context, job string) (*ResultSource, error) {
 	if err := ValidJobID(job); err != nil {
 		return nil, fmt.Errorf("queue: results: %w", err)
+	}
+	stray, err := c.openJobSubjects(ctx, job)
+	if err != nil {
+		return nil, err
 	}
 	cons, err := c.js.CreateOrUpdateConsumer(ctx, ResultStream, jetstream.ConsumerConfig{
 		Durable:        ResultConsumer(job),
@@ -53,7 +59,16 @@ func (c *Conn) Results(ctx context.Context, job string) (*ResultSource, error) {
 	if err != nil {
 		return nil, c.notReady("create consumer "+ResultConsumer(job), err)
 	}
-	return &ResultSource{c: c, job: job, cons: cons}, nil
+	return &ResultSource{c: c, job: job, cons: cons, stray: stray}, nil
+}
+
+// Stray returns the results of jobs not open that the stream held and
+// Results purged.
+func (s *ResultSource) Stray() []StrayResults {
+	if s == nil {
+		return nil
+	}
+	return s.stray
 }
 
 // Next waits for the next result until ctx is done. A message that does

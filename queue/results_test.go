@@ -14,6 +14,8 @@ func TestResultSource_Fetch(t *testing.T) {
 	t.Parallel()
 	_, c := setupQueue(t, testStreams)
 	ctx := testCtx(t, 60*time.Second)
+	openJob(t, c, "r1")
+	openJob(t, c, "r2")
 	for i := range 5 {
 		if err := c.PublishResult(ctx, resultFor(testTask(t, "r1", uint64(i), 3), "w1")); err != nil {
 			t.Fatal(err)
@@ -91,6 +93,7 @@ func TestResultSource_Next_resume(t *testing.T) {
 	t.Parallel()
 	s, c := setupQueue(t, testStreams)
 	ctx := testCtx(t, 30*time.Second)
+	openJob(t, c, "j")
 	if err := c.PublishResult(ctx, resultFor(testTask(t, "j", 1, 2), "w")); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package queue
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -117,6 +119,18 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	// The result stream keeps the subjects of the jobs open now (see
+	// jobsubjects.go).
+	resultSubjects := []string{noJobSubject}
+	if s, err := c.js.Stream(ctx, ResultStream); err == nil {
+		if info, err := s.Info(ctx); err == nil {
+			if open := slices.DeleteFunc(slices.Clone(info.Config.Subjects), func(s string) bool {
+				return s == noJobSubject || !strings.HasPrefix(s, resultSubjectPrefix) || strings.HasSuffix(s, ">")
+			}); len(open) > 0 {
+				resultSubjects = open
+			}
+		}
+	}
 	for _, sc := range []jetstream.StreamConfig{
 		{
 			Name:        TaskStream,
@@ -133,14 +147,17 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 			Name:        ResultStream,
 			Description: "c4book: results (exact scores), one subject per job and worker",
 			// "c4book.results.<job>.<worker>", and "c4book.results.<job>"
-			// of workers before per-worker subjects.
-			Subjects:   []string{resultSubjectPrefix + ">"},
-			Retention:  jetstream.WorkQueuePolicy,
-			Storage:    jetstream.FileStorage,
-			Duplicates: DuplicateWindow,
-			MaxBytes:   resultStreamMaxBytes,
-			Discard:    jetstream.DiscardNew,
-			Replicas:   max(cfg.Replicas, 1),
+			// of workers before per-worker subjects, of open jobs only.
+			Subjects:             resultSubjects,
+			Retention:            jetstream.WorkQueuePolicy,
+			Storage:              jetstream.FileStorage,
+			Duplicates:           DuplicateWindow,
+			MaxBytes:             resultStreamMaxBytes,
+			MaxMsgSize:           resultMaxMsgBytes,
+			MaxMsgsPerSubject:    resultMaxMsgsPerSubject,
+			Discard:              jetstream.DiscardNew,
+			DiscardNewPerSubject: true,
+			Replicas:             max(cfg.Replicas, 1),
 		},
 	} {
 		s, err := c.js.CreateOrUpdateStream(ctx, sc)

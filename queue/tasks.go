@@ -127,8 +127,9 @@ func (c *Conn) PurgeTasks(ctx context.Context, job string) error {
 
 // RemoveJob removes what the queue holds for job once it is complete: its
 // tasks and results left in the streams (copies of cross-checked tasks,
-// results that came late) and the consumer of its results. Removing a job
-// the queue does not know is not an error.
+// results that came late) and the consumer of its results, and makes the
+// result stream store its results no more. Removing a job the queue does
+// not know is not an error.
 func (c *Conn) RemoveJob(ctx context.Context, job string) error {
 	if err := ValidJobID(job); err != nil {
 		return fmt.Errorf("queue: remove job: %w", err)
@@ -143,12 +144,12 @@ func (c *Conn) RemoveJob(ctx context.Context, job string) error {
 	if err := s.DeleteConsumer(ctx, ResultConsumer(job)); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return c.notReady("delete consumer "+ResultConsumer(job), err)
 	}
-	for _, subject := range []string{ResultSubject(job), ResultSubject(job) + ".*"} {
+	for _, subject := range jobResultSubjects(job) {
 		if err := s.Purge(ctx, jetstream.WithPurgeSubject(subject)); err != nil {
 			return c.notReady("purge results of "+job, err)
 		}
 	}
-	return nil
+	return c.closeJobSubjects(ctx, s, job)
 }
 
 // TaskSource hands tasks to a worker, one at a time, from the consumer
