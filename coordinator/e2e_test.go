@@ -323,6 +323,11 @@ func TestRun_forgedResults(t *testing.T) {
 	wrongKeys[0] = first[1]
 	huge := append([]int8(nil), scores...)
 	huge[0] = 30 // no position of 5x4 with 8 or more stones scores 30
+	// The job is open (the result stream stores open jobs' results only),
+	// as if its coordinator had started and stopped.
+	if _, err := c.conn.Results(context.Background(), spec.ID()); err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range []queue.Result{
 		{JobID: spec.ID(), TaskID: 1<<40 | 999999, WorkerID: "forger", Keys: first, Scores: scores},
 		{JobID: spec.ID(), TaskID: 7 << 40, WorkerID: "forger", Keys: first, Scores: scores},
