@@ -874,16 +874,17 @@ func (j *job) derive(ctx context.Context) error {
 		return err
 	}
 	start := time.Now()
-	j.progress(book.JobDeriving, 0, 0, start)
-	total := j.summary.Positions - j.tasks.leaves.Len()
-	j.log.Info("deriving", "positions", total)
+	// The progress of this phase counts the positions above the leaves
+	// gone through, those the book holds included (see Derive): the
+	// number derived is known only at the end.
 	update, stop := j.reportStatus(ctx, book.JobDeriving)
-	var mu sync.Mutex // Derive reports from its goroutines
-	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, j.dir, func(n int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		update(n, total)
-		j.progress(book.JobDeriving, n, total, start)
+	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, j.dir, func(done, total int64) {
+		// Derive makes one call at a time, the first with done 0.
+		if done == 0 {
+			j.log.Info("deriving: reading the positions above the leaves, scoring those the book does not hold", "positions", total)
+		}
+		update(done, total)
+		j.progress(book.JobDeriving, done, total, start)
 	})
 	stop()
 	j.summary.Derived = n
@@ -893,7 +894,6 @@ func (j *job) derive(ctx context.Context) error {
 	j.record.Derived += n
 	// The positions this run did not write were in the book before it.
 	j.summary.InBook = j.summary.Positions - j.summary.Solved - j.summary.Immediate - j.summary.Derived
-	j.progress(book.JobDeriving, n, n, start)
 	if err := j.save(book.JobDone, ""); err != nil {
 		return err
 	}

@@ -29,26 +29,76 @@ var ErrMissingLeaf = fmt.Errorf("position of the job missing from the book")
 // and their children looked up with one book.Reader a range; a level's
 // entries are all written, in synced batches, before the level above is
 // read. A crash leaves a book that Derive completes when run again. It
-// returns the number of entries written; progress, if set, is called with
-// it every so often.
-func Derive(ctx context.Context, spec Spec, bk DeriveBook, dir string, progress func(derived int64)) (int64, error) {
+// returns the number of entries written.
+//
+// Progress, if set, is called every so often with the positions of the
+// levels above the leaves gone through (derived, or found in the book)
+// and their total: the work of a derivation is a pass over those levels,
+// and how many of their positions the book already holds (scored at once
+// by the plan, or derived by a run cut short) is not known until the pass
+// reads them. Done never decreases from one call to the next, and the
+// last call has done equal to total.
+func Derive(ctx context.Context, spec Spec, bk DeriveBook, dir string, progress func(done, total int64)) (int64, error) {
 	root, err := spec.Validate()
 	if err != nil {
 		return 0, err
 	}
-	var written atomic.Int64
+	var levels []*keyfile.File
+	defer func() {
+		for _, kf := range levels {
+			kf.Close()
+		}
+	}()
+	var total int64
 	for d := spec.Depth - 1; d >= root.Moves(); d-- {
 		kf, err := keyfile.Open(levelFile(dir, d))
 		if err != nil {
-			return written.Load(), err
+			return 0, err
 		}
-		err = deriveLevel(ctx, spec.Board, bk, kf, &written, progress)
-		kf.Close()
-		if err != nil {
-			return written.Load(), err
+		levels = append(levels, kf)
+		total += kf.Len()
+	}
+	t := &deriveTally{report: progress, total: total, reported: -1}
+	if total > 0 {
+		t.add(0) // the total, before the first level is read
+	}
+	for _, kf := range levels {
+		if err := deriveLevel(ctx, spec.Board, bk, kf, t); err != nil {
+			return t.written.Load(), err
 		}
 	}
-	return written.Load(), nil
+	return t.written.Load(), nil
+}
+
+// deriveTally counts what the goroutines of Derive did, and reports it.
+type deriveTally struct {
+	written atomic.Int64 // entries written
+	done    atomic.Int64 // positions gone through: written, or found in the book
+	total   int64
+	report  func(done, total int64) // nil: none
+
+	mu       sync.Mutex // one report at a time, none older than the last
+	reported int64      // done of the last report; -1 before the first
+}
+
+// deriveReportEvery is how many positions a goroutine of Derive goes
+// through between reports.
+const deriveReportEvery = 1 << 12
+
+// add counts n more positions gone through and reports where Derive
+// stands. Goroutines add concurrently: the count reported is read under
+// the lock, so a report never goes back below one made before it.
+func (t *deriveTally) add(n int64) {
+	t.done.Add(n)
+	if t.report == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if done := t.done.Load(); done > t.reported {
+		t.reported = done
+		t.report(done, t.total)
+	}
 }
 
 // deriveMinRange is the fewest positions a goroutine derives: below, the
@@ -56,7 +106,7 @@ func Derive(ctx context.Context, spec Spec, bk DeriveBook, dir string, progress 
 const deriveMinRange = 1 << 12
 
 // deriveLevel derives the positions of the level file kf.
-func deriveLevel(ctx context.Context, b *solver.Board, bk DeriveBook, kf *keyfile.File, written *atomic.Int64, progress func(int64)) error {
+func deriveLevel(ctx context.Context, b *solver.Board, bk DeriveBook, kf *keyfile.File, t *deriveTally) error {
 	n := int64(runtime.GOMAXPROCS(0))
 	n = max(1, min(n, kf.Len()/deriveMinRange))
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -67,7 +117,7 @@ func deriveLevel(ctx context.Context, b *solver.Board, bk DeriveBook, kf *keyfil
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := deriveRange(ctx, b, bk, kf.Scan(from, to), written, progress); err != nil {
+			if err := deriveRange(ctx, b, bk, kf.Scan(from, to), t); err != nil {
 				cancel(err)
 			}
 		}()
@@ -87,14 +137,14 @@ func deriveLevel(ctx context.Context, b *solver.Board, bk DeriveBook, kf *keyfil
 const deriveChunk = 1 << 14
 
 // deriveRange derives the positions sc reads.
-func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfile.Scanner, written *atomic.Int64, progress func(int64)) error {
+func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfile.Scanner, t *deriveTally) error {
 	// Two readers, each seeking forward only: one for the positions of
 	// the level, one for their children, a level below.
-	held, err := bk.NewReader()
+	inBook, err := bk.NewReader()
 	if err != nil {
 		return err
 	}
-	defer held.Close()
+	defer inBook.Close()
 	kids, err := bk.NewReader()
 	if err != nil {
 		return err
@@ -111,12 +161,19 @@ func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfil
 		if err := bk.PutBatch(batch); err != nil {
 			return err
 		}
-		n := written.Add(int64(len(batch)))
+		t.written.Add(int64(len(batch)))
+		t.add(int64(len(batch)))
 		batch = batch[:0]
-		if progress != nil {
-			progress(n)
-		}
 		return nil
+	}
+	// Positions found in the book are counted as they are read, a few
+	// thousand at a time; those derived when their batch is written.
+	var held int64
+	countHeld := func() {
+		if held > 0 {
+			t.add(held)
+			held = 0
+		}
 	}
 	var chunk []solver.Position
 	var ch children
@@ -140,9 +197,12 @@ func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfil
 		if err != nil {
 			return err
 		}
-		if _, ok, err := held.GetEntry(p.Moves(), sc.Key()); err != nil || ok {
+		if _, ok, err := inBook.GetEntry(p.Moves(), sc.Key()); err != nil || ok {
 			if err != nil {
 				return err
+			}
+			if held++; held == deriveReportEvery {
+				countHeld()
 			}
 			continue
 		}
@@ -156,6 +216,7 @@ func deriveRange(ctx context.Context, b *solver.Board, bk DeriveBook, sc *keyfil
 	if err := sc.Err(); err != nil {
 		return err
 	}
+	countHeld()
 	if err := scoreChunk(); err != nil {
 		return err
 	}

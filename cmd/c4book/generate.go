@@ -168,6 +168,7 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 	if _, err := r.spec.Validate(); err != nil {
 		return err
 	}
+	r.console.width = terminalWidth(a.stderr)
 	r.log = r.console.logger()
 	defer func() {
 		if cerr := r.close(); err == nil && cerr != nil {

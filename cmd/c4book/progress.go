@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/c4book/c4book/coordinator"
 )
@@ -57,6 +58,10 @@ type console struct {
 	// extra, if not nil, returns text shown after the figures ("3
 	// workers"); it is called every progressLineEvery.
 	extra func() string
+
+	// width, if not nil, returns the columns of the terminal (0 if not
+	// known): the bar is fitted into them (see fitBar).
+	width func() int
 
 	quiet atomic.Bool // drop the messages of quietLogger's loggers
 }
@@ -194,8 +199,32 @@ func (c *console) drawLocked() {
 	if !c.term || !c.have {
 		return
 	}
-	io.WriteString(c.out, withExtra(progressBar(c.base, c.cur, time.Since(c.movedAt)), "  ", c.extraText))
+	w := 0
+	if c.width != nil {
+		w = c.width()
+	}
+	io.WriteString(c.out, fitBar(c.base, c.cur, time.Since(c.movedAt), c.extraText, w))
 	c.drawn = true
+}
+
+// fitBar returns the bar of progressBar followed by extra, fitted into a
+// terminal of width columns (0: not known, not fitted). A line as wide
+// as the terminal or wider wraps, and the "\r\x1b[K" that clears the
+// bar before a log line or the next draw then clears only its last row:
+// the rows above stay on the screen, and log lines land amid the bar's
+// remains. So the bar graph is left out when the line does not fit, and
+// what still does not fit is cut, one column short of the width (a
+// line filling the last column wraps on some terminals).
+func fitBar(base, cur coordinator.Progress, still time.Duration, extra string, width int) string {
+	line := withExtra(progressBar(base, cur, still), "  ", extra)
+	if width <= 0 || utf8.RuneCountInString(line) < width {
+		return line
+	}
+	line = withExtra(fmt.Sprintf("%-8s %s", cur.Phase, progressFigures(base, cur, still, "  ")), "  ", extra)
+	if utf8.RuneCountInString(line) < width {
+		return line
+	}
+	return string([]rune(line)[:max(width-1, 0)])
 }
 
 // progressBar returns the one-line bar of a job at cur, whose phase began

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator"
@@ -92,6 +93,32 @@ func TestConsole_Write(t *testing.T) {
 			t.Errorf("log lines missing: %q", got)
 		}
 	})
+	t.Run("terminal narrower than the bar: each bar fits in one row", func(t *testing.T) {
+		// A bar that wraps is cleared only from its last row: the rows
+		// above stay, and the log lines written after come amid them.
+		var out strings.Builder
+		c := newConsole(&out, true, logStyle{})
+		c.width = func() int { return 60 }
+		c.update(coordinator.Progress{Phase: book.JobSolving, Done: 535040, Total: 537392, Elapsed: 30 * time.Second})
+		c.logger().Info("tasks published")
+		c.update(coordinator.Progress{Phase: book.JobSolving, Done: 536040, Total: 537392, Elapsed: 31 * time.Second})
+		c.logger().Info("deriving")
+		c.stop()
+		bars := 0
+		for _, row := range strings.FieldsFunc(out.String(), func(r rune) bool { return r == '\r' || r == '\n' }) {
+			row = strings.TrimPrefix(row, "\x1b[K")
+			if !strings.HasPrefix(row, "solving") {
+				continue
+			}
+			bars++
+			if n := utf8.RuneCountInString(row); n >= 60 {
+				t.Errorf("a bar of %d columns on a terminal of 60: %q", n, row)
+			}
+		}
+		if bars != 2 {
+			t.Errorf("%d bars drawn, want 2: %q", bars, out.String())
+		}
+	})
 	t.Run("not a terminal: no bar", func(t *testing.T) {
 		var out strings.Builder
 		c := newConsole(&out, false, logStyle{})
@@ -159,6 +186,27 @@ func TestFormatCount(t *testing.T) {
 	for n, want := range cases {
 		if got := formatCount(n); got != want {
 			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestFitBar(t *testing.T) {
+	base := coordinator.Progress{Phase: book.JobSolving, Elapsed: time.Second}
+	cur := coordinator.Progress{Phase: book.JobSolving, Done: 535040, Total: 537392, Elapsed: 33 * time.Second}
+	full := progressBar(base, cur, 0) + "  3 workers"
+	figures := "solving  535,040/537,392 positions (99.6%)  16,720/s  ETA 141ms  3 workers"
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{0, full},             // not known: as it is
+		{len(full) + 1, full}, // fits
+		{len(full), figures},  // would fill the last column: no graph
+		{len(figures) + 1, figures},
+		{40, figures[:39]}, // cut one column short
+	} {
+		if got := fitBar(base, cur, 0, "3 workers", c.width); got != c.want {
+			t.Errorf("width %d:\ngot  %q\nwant %q", c.width, got, c.want)
 		}
 	}
 }
