@@ -202,6 +202,9 @@ func Open(path string, opts *Options) (*Book, error) {
 			return bk, err
 		}
 	}
+	if isLocked(err) {
+		return nil, inUse(path, err, writing.has(path))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open book %s: %w", path, err)
 	}
@@ -216,6 +219,10 @@ func Open(path string, opts *Options) (*Book, error) {
 		return nil, fmt.Errorf("open book %s: %w", path, err)
 	}
 	db, err = o.openPebble(path, false, false)
+	if isLocked(err) || pebbleLockBusy(err) {
+		// Taken by another between the look and the open.
+		return nil, inUse(path, err, false)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open book %s: %w", path, err)
 	}
@@ -224,6 +231,7 @@ func Open(path string, opts *Options) (*Book, error) {
 		return nil, fmt.Errorf("open book %s: removing what a crash left of snapshots: %w", path, err)
 	}
 	writing.add(path)
+	writeHolder(path)
 	return &Book{db: db, board: board, path: path, health: o.health, fs: o.FS}, nil
 }
 
@@ -293,6 +301,7 @@ func create(path string, o *Options) (*Book, error) {
 		return nil, fmt.Errorf("create book %s: %w", path, err)
 	}
 	writing.add(path)
+	writeHolder(path)
 	return &Book{db: db, board: o.Board, path: path, health: o.health, fs: o.FS}, nil
 }
 
@@ -363,6 +372,9 @@ func (b *Book) Close() error {
 	}
 	b.snapMu.Lock() // a snapshot being taken ends first
 	defer b.snapMu.Unlock()
+	if !b.readOnly {
+		removeHolder(b.path) // while the lock is still held: it names this process
+	}
 	err := b.db.Close()
 	if !b.readOnly {
 		writing.remove(b.path)

@@ -92,3 +92,8 @@ func writerGone(name string) bool {
 	}
 	return spec.Type == unix.F_UNLCK
 }
+
+// pebbleLockBusy reports whether err, from a writable open of Pebble,
+// is its lock held by another process: Linux refuses a conflicting
+// fcntl lock with EAGAIN.
+func pebbleLockBusy(err error) bool { return errors.Is(err, unix.EAGAIN) }

@@ -46,3 +46,8 @@ func tryLockExclusive(name string) (l io.Closer, ok bool, err error) {
 // writing any more. Outside Linux it cannot be told without taking the
 // lock, which would keep a writer from opening the book: it is false.
 func writerGone(name string) bool { return false }
+
+// pebbleLockBusy reports whether err, from a writable open of Pebble, is
+// its lock held by another process. Outside Linux it is not told apart
+// from other failures: false.
+func pebbleLockBusy(err error) bool { return false }

@@ -51,7 +51,7 @@ func newBookRevokeCommand(a *app) *cobra.Command {
 			path := bookPath(cfg)
 			bk, err := openBook(cmd, cfg, path, bookReadWrite)
 			if book.IsLocked(err) {
-				return fmt.Errorf("the book %s is locked: a job (generate or coordinator) is running on it and would go on storing results; stop the job, then revoke: %w", path, err)
+				return fmt.Errorf("%w; a job (generate or coordinator) running on it would go on storing results: stop the job, then revoke", err)
 			}
 			if err != nil {
 				return err

@@ -56,7 +56,7 @@ func TestBookRevoke(t *testing.T) {
 		wantErr(t, run(t, "", "book", "revoke", "--worker", "nobody", "--book", path), `worker "nobody": no such worker`, "registers no worker of that name")
 		wantErr(t, run(t, "", "book", "revoke", "--worker", "a.b", "--book", path), "not a letter")
 		withBook(t, path, func(*book.Book) {
-			wantErr(t, run(t, "", "book", "revoke", "--worker", "liar", "--book", path), "the book "+path+" is locked", "a job (generate or coordinator) is running on it")
+			wantErr(t, run(t, "", "book", "revoke", "--worker", "liar", "--book", path), "the book "+path+" is already open for writing", "a job (generate or coordinator) running on it would go on storing results")
 		})
 	})
 
