@@ -148,7 +148,8 @@ var ErrClosed = errors.New("book is closed")
 // Open opens the book at path, a directory.
 //
 // A path that does not exist, or an empty directory, becomes a new book of
-// board opts.Board when opts.Create is set, and is ErrNotExist otherwise. A
+// board opts.Board when opts.Create is set, and is ErrNotExist otherwise;
+// the directory it goes in must exist (only the book's own is made). A
 // file, a directory holding files that are not a Pebble database, or a
 // Pebble database without c4book's book record is ErrNotBook; a book of
 // another board size than opts.Board is ErrBoardMismatch; a book of a newer
@@ -177,6 +178,9 @@ func Open(path string, opts *Options) (*Book, error) {
 		}
 		if o.Board == nil {
 			return nil, fmt.Errorf("open book %s: creating a book needs a board size", path)
+		}
+		if err := checkParent(path); err != nil {
+			return nil, err
 		}
 		return create(path, &o)
 	}
@@ -233,6 +237,24 @@ func Open(path string, opts *Options) (*Book, error) {
 	writing.add(path)
 	writeHolder(path)
 	return &Book{db: db, board: board, path: path, health: o.health, fs: o.FS}, nil
+}
+
+// checkParent returns an error unless the directory a new book at path
+// goes in exists. Only the book's own directory is made: a mistyped
+// directory in --book would otherwise make a new book somewhere
+// unexpected, and the job would start from nothing without a word.
+func checkParent(path string) error {
+	parent := filepath.Dir(filepath.Clean(path))
+	st, err := os.Stat(parent)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("create book %s: the directory %s does not exist: create it first (only the book's own directory is made, so that a mistyped path makes no book elsewhere)", path, parent)
+	case err != nil:
+		return fmt.Errorf("create book %s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("create book %s: %s is not a directory", path, parent)
+	}
+	return nil
 }
 
 // inspectDir tells whether path is absent or an empty directory (a place to

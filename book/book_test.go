@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -117,6 +118,19 @@ func TestOpen(t *testing.T) {
 		}
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Open created %s: %v", dir, err)
+		}
+	})
+	t.Run("create in a directory that does not exist", func(t *testing.T) {
+		// Only the book's own directory is made: a mistyped directory
+		// above it is refused, and nothing is made.
+		top := t.TempDir()
+		path := filepath.Join(top, "typo", "more", "book")
+		_, err := Open(path, testOptions(board4x4))
+		if err == nil || !strings.Contains(err.Error(), "the directory "+filepath.Join(top, "typo", "more")+" does not exist") {
+			t.Errorf("Open = %v, want it to name the missing directory", err)
+		}
+		if _, err := os.Stat(filepath.Join(top, "typo")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("Open made directories: %v", err)
 		}
 	})
 	t.Run("create without board", func(t *testing.T) {

@@ -38,8 +38,10 @@ so workers on other machines (c4book worker --nats URL) help the local one;
 --workers 0 runs no local worker.
 
 The book (book.path, --book) is created if needed, for the board of --width
-and --height. Progress is shown on standard error: a bar on a terminal,
-a line every 10 seconds otherwise. At the end a summary is printed.
+and --height, in a directory that exists: only the book's own directory is
+made, so that a mistyped path starts no new book elsewhere. Progress is
+shown on standard error: a bar on a terminal, a line every 10 seconds
+otherwise. At the end a summary is printed.
 
 While the job runs, the book can be read (c4book book get, stats, export,
 verify, serve) from a snapshot the job leaves in it when it starts, every
@@ -100,7 +102,7 @@ func addJobFlags(f *pflag.FlagSet) {
 	bindKey(f, "depth", "generate.depth")
 	f.String("root", def.Generate.Root, "`MOVES` of the position the book starts from; empty: the empty board (generate.root)")
 	bindKey(f, "root", "generate.root")
-	f.String("book", def.Book.Path, "book directory `PATH`, created if needed (book.path)")
+	f.String("book", def.Book.Path, "book directory `PATH`, created if needed in an existing directory (book.path)")
 	bindKey(f, "book", "book.path")
 	f.Int("task-size", def.Queue.TaskSize, "`N` positions in one task (queue.task-size)")
 	bindKey(f, "task-size", "queue.task-size")

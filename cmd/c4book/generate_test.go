@@ -134,6 +134,7 @@ func TestGenerate_errors(t *testing.T) {
 		{"bad root", []string{"generate", "--book", filepath.Join(dir, "d"), "--root=4448"}, 1, []string{"generate.root", "4448"}},
 		{"url and listen", []string{"generate", "--book", filepath.Join(dir, "e"), "--nats=nats://127.0.0.1:1", "--listen=127.0.0.1:0"}, 1, []string{"nats.url", "nats.listen"}},
 		{"book of another board", []string{"generate", "--width=5", "--height=4", "--book", filepath.Join(dir, "f"), "--depth=2", "--workers=1", testTTSize}, 0, nil},
+		{"book in a directory that does not exist", []string{"generate", "--book", filepath.Join(dir, "typo", "g"), "--depth=2", "--workers=1", testTTSize}, 1, []string{"the directory " + filepath.Join(dir, "typo") + " does not exist"}},
 		{"book of another board, again", []string{"generate", "--book", filepath.Join(dir, "f"), "--depth=2", "--workers=1", testTTSize}, 1, []string{"5x4", "7x6"}},
 	}
 	for _, c := range cases {
