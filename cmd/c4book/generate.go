@@ -143,6 +143,7 @@ type jobRun struct {
 	stopWkr context.CancelFunc
 	wkrErr  error
 
+	keys         bool   // the embedded server knows workers by their keys: follow the registry
 	stopRegistry func() // stops followRegistry, if it runs
 }
 
@@ -194,6 +195,16 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		return err
 	}
 	r.snap.start(ctx, r.book, cfg.Book.SnapshotInterval, r.log)
+	if r.keys {
+		// After the snapshots start: a change of the registry takes one.
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		r.stopRegistry = func() { cancel(); <-done }
+		go func() {
+			defer close(done)
+			followRegistry(rctx, r.book, r.server, &r.snap, r.log.With("role", "registry"))
+		}()
+	}
 	if opts.workers > 0 {
 		if err := r.startWorker(ctx); err != nil {
 			return err
@@ -309,15 +320,7 @@ func (r *jobRun) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if workers != nil {
-		rctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		r.stopRegistry = func() { cancel(); <-done }
-		go func() {
-			defer close(done)
-			followRegistry(rctx, bk, r.server, r.log.With("role", "registry"))
-		}()
-	}
+	r.keys = workers != nil
 	r.conn, err = r.server.ConnectInProcess(ctx, queue.Options{Name: name})
 	if err != nil {
 		return err
@@ -466,15 +469,21 @@ func (s *snapshotter) taken(at time.Time, took time.Duration, err error) {
 // phase takes a snapshot when the job's phase changes: the plan is
 // written, or the leaves are solved. Progress reports come one at a time.
 func (s *snapshotter) phase(p book.JobState) {
+	if s.last != "" && p != s.last {
+		s.take()
+	}
+	s.last = p
+}
+
+// take takes a snapshot now, if snapshots are taken at all
+// (book.snapshot-interval not 0).
+func (s *snapshotter) take() {
 	if s.bk == nil {
 		return
 	}
-	if s.last != "" && p != s.last {
-		start := time.Now()
-		at, err := s.bk.Snapshot()
-		s.taken(at, time.Since(start), err)
-	}
-	s.last = p
+	start := time.Now()
+	at, err := s.bk.Snapshot()
+	s.taken(at, time.Since(start), err)
 }
 
 // failed logs a snapshot that failed: the job goes on, readers keep the

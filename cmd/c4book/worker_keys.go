@@ -303,12 +303,20 @@ func requestChange(ctx context.Context, path string, c registryChange) (book.Wor
 }
 
 // applyRegistryRequests applies the requests left for the job on bk (see
-// requestDir) and reports whether the registry changed.
-func applyRegistryRequests(bk *book.Book, log *slog.Logger) bool {
+// requestDir) and reports whether the registry changed. If it did,
+// changed is called before the outcomes are written: the command that
+// asked waits for its outcome, so what changed does before it returns.
+func applyRegistryRequests(bk *book.Book, log *slog.Logger, changed func()) bool {
 	dir := filepath.Join(bk.Path(), requestDir)
 	names, _ := filepath.Glob(filepath.Join(dir, "*.req"))
 	slices.Sort(names)
-	changed := false
+	type outcome struct {
+		base string
+		w    book.Worker
+		err  error
+	}
+	var outcomes []outcome
+	applied := false
 	for _, req := range names {
 		// Claimed by a rename, so that the command cannot withdraw a
 		// request the job is applying.
@@ -332,20 +340,26 @@ func applyRegistryRequests(bk *book.Book, log *slog.Logger) bool {
 			}
 			w, err = applyChange(bk, c)
 			if err == nil {
-				changed = true
+				applied = true
 				log.Info("worker registry changed", "op", c.op, "worker", c.name, "number", w.Number)
 			}
 		default:
 			err = fmt.Errorf("unreadable request %q", data)
 		}
-		if err != nil {
-			_ = os.WriteFile(base+".err", []byte(err.Error()+"\n"), 0o600)
-		} else {
-			_ = os.WriteFile(base+".ok", fmt.Appendf(nil, "%d %s %s\n", w.Number, w.Name, w.PublicKey), 0o600)
-		}
-		os.Remove(req)
+		outcomes = append(outcomes, outcome{base, w, err})
 	}
-	return changed
+	if applied && changed != nil {
+		changed()
+	}
+	for _, o := range outcomes {
+		if o.err != nil {
+			_ = os.WriteFile(o.base+".err", []byte(o.err.Error()+"\n"), 0o600)
+		} else {
+			_ = os.WriteFile(o.base+".ok", fmt.Appendf(nil, "%d %s %s\n", o.w.Number, o.w.Name, o.w.PublicKey), 0o600)
+		}
+		os.Remove(o.base + ".taken")
+	}
+	return applied
 }
 
 // activeWorkers returns the keys of the active workers of bk.
@@ -365,8 +379,11 @@ func activeWorkers(bk *book.Book) ([]queue.WorkerKey, error) {
 
 // followRegistry applies the registry requests left for the job, every
 // registryPoll until ctx is done, and gives the server the active workers
-// after each change.
-func followRegistry(ctx context.Context, bk *book.Book, srv *queue.Server, log *slog.Logger) {
+// after each change. After a change, and before the command that asked
+// for it hears back, snap takes a snapshot of the book: readers of the
+// book (c4book worker list) read its snapshots while the job holds it,
+// and would otherwise miss the change until the next one.
+func followRegistry(ctx context.Context, bk *book.Book, srv *queue.Server, snap *snapshotter, log *slog.Logger) {
 	tick := time.NewTicker(registryPoll)
 	defer tick.Stop()
 	for {
@@ -375,7 +392,7 @@ func followRegistry(ctx context.Context, bk *book.Book, srv *queue.Server, log *
 			return
 		case <-tick.C:
 		}
-		if !applyRegistryRequests(bk, log) {
+		if !applyRegistryRequests(bk, log, snap.take) {
 			continue
 		}
 		keys, err := activeWorkers(bk)

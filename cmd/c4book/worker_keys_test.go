@@ -94,6 +94,13 @@ func TestCoordinator_workerKeys(t *testing.T) {
 	}
 	wantOK(t, run(t, "", "worker", "remove", "lab-2", "--book", bookPath))
 	wantErr(t, run(t, "", "worker", "remove", "lab-2", "--book", bookPath), "no such worker")
+	// The list, read from the job's snapshot, has both changes at once,
+	// not after the next book.snapshot-interval (1m).
+	r = run(t, "", "worker", "list", "--book", bookPath)
+	wantOK(t, r)
+	if !strings.Contains(r.stderr, "reading its snapshot") || !strings.Contains(r.stdout, "lab-3  active") || !strings.Contains(r.stdout, "lab-2  removed") {
+		t.Errorf("worker list while the job runs:\n%s\n%s", r.stdout, r.stderr)
+	}
 
 	// lab-2 is refused at once; no token gets in either.
 	r = run(t, "", workerArgs(url, "", "--nkey", keyOf("lab-2"))...)
