@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -25,7 +27,8 @@ import (
 // Errors are JSON objects {"error": "..."} with status 400 (moves that are
 // not a position, a malformed batch), 404 (beyond the book, when the
 // server does not solve), 503 (solving would take longer than
-// serve.solve-timeout) or 500 (the book could not be read).
+// serve.solve-timeout, or every solver stayed busy that long: only then
+// with Retry-After) or 500 (the book could not be read).
 
 // Failure is the element of a batch answer for a position that has no
 // Answer: its moves, the error and the HTTP status it would have had alone.
@@ -137,12 +140,29 @@ type Stats struct {
 	// Counting is true while the entries are being counted (Entries and
 	// ByDepth are then empty): they are counted when first asked for, and
 	// a big book takes a while to read.
-	Counting     bool          `json:"counting"`
-	Entries      int64         `json:"entries"`
-	ByDepth      map[int]int64 `json:"by_depth,omitempty"`
-	Solving      bool          `json:"solving"`       // positions beyond the book are solved
-	SolveTimeout string        `json:"solve_timeout"` // serve.solve-timeout
-	Cached       int           `json:"cached"`        // answers of the solver kept
+	Counting     bool        `json:"counting"`
+	Entries      int64       `json:"entries"`
+	ByDepth      DepthCounts `json:"by_depth,omitempty"`
+	Solving      bool        `json:"solving"`       // positions beyond the book are solved
+	SolveTimeout string      `json:"solve_timeout"` // serve.solve-timeout
+	Cached       int         `json:"cached"`        // answers of the solver kept
+}
+
+// DepthCounts counts entries by depth. In JSON it is an object whose
+// keys are the depths in numeric order ({"9": ..., "10": ...}), where
+// encoding/json would sort them as strings ("10" before "9").
+type DepthCounts map[int]int64
+
+// MarshalJSON writes the counts in numeric order of depth.
+func (c DepthCounts) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, d := range slices.Sorted(maps.Keys(c)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `"%d":%d`, d, c[d])
+	}
+	return append(b, '}'), nil
 }
 
 // handleStats answers GET /v1/stats.
@@ -166,7 +186,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, src.statsErr)
 			return
 		}
-		st.Entries, st.ByDepth = src.bookStats.Entries, map[int]int64{}
+		st.Entries, st.ByDepth = src.bookStats.Entries, DepthCounts{}
 		for _, d := range src.bookStats.Depths {
 			st.ByDepth[d.Depth] = d.Entries
 		}
@@ -252,8 +272,10 @@ func (s *Server) errorStatus(err error) (int, string) {
 		return http.StatusBadRequest, err.Error()
 	case errors.Is(err, errBeyondBook):
 		return http.StatusNotFound, err.Error()
+	case errors.Is(err, errBusy):
+		return http.StatusServiceUnavailable, fmt.Sprintf("%s for serve.solve-timeout (%v): try again in a moment", errBusy, s.opts.SolveTimeout)
 	case errors.Is(err, errTimeout):
-		return http.StatusServiceUnavailable, fmt.Sprintf("%s (%v): try again later, or ask a server with a longer serve.solve-timeout", errTimeout, s.opts.SolveTimeout)
+		return http.StatusServiceUnavailable, fmt.Sprintf("solving this position takes longer than this server allows a request (serve.solve-timeout %v): asking it again will most likely fail the same way; solve it with \"c4book solve\", or ask a server with a longer serve.solve-timeout", s.opts.SolveTimeout)
 	case errors.Is(err, errClosed):
 		return http.StatusServiceUnavailable, err.Error()
 	}
@@ -261,9 +283,13 @@ func (s *Server) errorStatus(err error) (int, string) {
 	return http.StatusInternalServerError, "the book could not be read: " + err.Error()
 }
 
-// writeError writes err as a JSON error with its status.
+// writeError writes err as a JSON error with its status; with
+// Retry-After when asking again soon may succeed (every solver was busy).
 func (s *Server) writeError(w http.ResponseWriter, err error) {
 	status, msg := s.errorStatus(err)
+	if errors.Is(err, errBusy) {
+		w.Header().Set("Retry-After", "1")
+	}
 	s.metrics.failures.WithLabelValues(strconv.Itoa(status)).Inc()
 	writeJSON(w, status, map[string]string{"error": msg})
 }

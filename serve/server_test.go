@@ -222,7 +222,9 @@ func TestServer_errors(t *testing.T) {
 }
 
 // TestServer_timeout checks that a position too long to solve within
-// serve.solve-timeout gets 503, and that the server still answers after.
+// serve.solve-timeout gets 503 saying that asking again will not help
+// (no Retry-After), that a request that found every solver busy gets 503
+// with Retry-After, and that the server still answers after.
 func TestServer_timeout(t *testing.T) {
 	b := solver.Standard
 	path := filepath.Join(t.TempDir(), "book")
@@ -231,10 +233,30 @@ func TestServer_timeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	bk.Close()
-	_, ts := newTestServer(t, path, Options{SolveTimeout: 50 * time.Millisecond, Solvers: 1})
-	var body map[string]string
-	if st := getJSON(t, ts.URL+"/v1/position?moves=", &body); st != 503 || !strings.Contains(body["error"], "serve.solve-timeout") {
-		t.Errorf("empty 7x6 board in 50ms: status %d, %q", st, body["error"])
+	s, ts := newTestServer(t, path, Options{SolveTimeout: 50 * time.Millisecond, Solvers: 1})
+	get := func(moves string) (int, string, string) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + "/v1/position?moves=" + moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]string
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body["error"], resp.Header.Get("Retry-After")
+	}
+	st, msg, retry := get("")
+	if st != 503 || !strings.Contains(msg, "serve.solve-timeout 50ms") || !strings.Contains(msg, "asking it again will most likely fail the same way") ||
+		strings.Contains(msg, "try again") || retry != "" {
+		t.Errorf("empty 7x6 board in 50ms: status %d, Retry-After %q, %q", st, retry, msg)
+	}
+	sv := <-s.solvers.free // every solver busy
+	st, msg, retry = get("4")
+	s.solvers.put(sv)
+	if st != 503 || !strings.Contains(msg, "every solver of this server stayed busy") || !strings.Contains(msg, "try again in a moment") || retry != "1" {
+		t.Errorf("every solver busy: status %d, Retry-After %q, %q", st, retry, msg)
 	}
 	var a Answer
 	// A position of Pons' Test_L3_R1, 37 stones: solved at once.
@@ -413,4 +435,20 @@ func TestServer_followsSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("the book itself", func(st Stats) bool { return st.Snapshot == nil && st.Depth == 4 })
+}
+
+// TestDepthCounts_MarshalJSON: the depths of /v1/stats' by_depth come in
+// numeric order, not as strings sort them.
+func TestDepthCounts_MarshalJSON(t *testing.T) {
+	got, err := json.Marshal(Stats{ByDepth: DepthCounts{10: 3, 9: 2, 0: 1, 11: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"by_depth":{"0":1,"9":2,"10":3,"11":4}`; !strings.Contains(string(got), want) {
+		t.Errorf("got %s, want it to hold %s", got, want)
+	}
+	var back Stats
+	if err := json.Unmarshal(got, &back); err != nil || back.ByDepth[10] != 3 || len(back.ByDepth) != 4 {
+		t.Errorf("read back: %v, %v", back.ByDepth, err)
+	}
 }

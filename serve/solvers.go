@@ -10,8 +10,14 @@ import (
 )
 
 // errTimeout marks an answer that needed more solving than
-// serve.solve-timeout allows (HTTP 503).
+// serve.solve-timeout allows (HTTP 503). Asking again is no cure: the
+// position needs the same solving, of which a request gets no more.
 var errTimeout = errors.New("solving takes longer than serve.solve-timeout allows")
+
+// errBusy marks an answer that waited serve.solve-timeout for a solver,
+// every one being busy (HTTP 503, with Retry-After): asking again in a
+// moment may find one free.
+var errBusy = errors.New("every solver of this server stayed busy")
 
 // pooledSolver is a solver of the pool with the oracle of the source it
 // was last used with. Its table stays warm from one question to the next.
@@ -49,7 +55,7 @@ func (p *solverPool) get(ctx context.Context, src *source) (*pooledSolver, error
 	select {
 	case sv = <-p.free:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: every solver is busy", errTimeout)
+		return nil, errBusy
 	}
 	if sv.s == nil {
 		s, err := solver.New(p.board, p.tableBytes)

@@ -33,8 +33,10 @@ a JSON API and a web page to play through the book.
 Positions deeper than the book (and those the book does not hold) are
 solved with the book as the solver's oracle, by at most serve.solvers at
 once, each with a table of solver.tt-size; a request that needs more than
-serve.solve-timeout of solving is answered 503, and one whose moves are
-not a position 400 with the message "c4book solve" gives. Solved answers
+serve.solve-timeout of solving is answered 503 (asking again does not
+help: a longer serve.solve-timeout does), one that found every solver
+busy that long 503 with Retry-After, and one whose moves are not a
+position 400 with the message "c4book solve" gives. Solved answers
 are kept (serve.cache-entries). With --solve-timeout 0 nothing is solved:
 what the book cannot answer is 404. --load reads the whole book into
 memory first (about 10 bytes a position), for the fastest lookups.
