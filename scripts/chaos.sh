@@ -341,8 +341,8 @@ check_book() {
 	"$c4book" book verify --book "$book" --sample "$sample" --seed "$seed" >"$sdir/verify.txt" 2>&1 || rc=$?
 	[ "$rc" -eq 0 ] && grep -q "^0 disagreements" "$sdir/verify.txt" ||
 		fail "book verify --sample $sample --seed $seed: status $rc (see $sdir/verify.txt)"
-	entries=$(sed -n 's/^\([0-9]*\) entries read.*/\1/p' "$sdir/verify.txt")
-	say "book verify --sample $sample: $entries entries, $(sed -n 's/^\([0-9]*\) checked against.*/\1/p' "$sdir/verify.txt") checked against their children, $sample re-solved, 0 disagreements"
+	entries=$(sed -n 's/^\([0-9,]*\) entries read.*/\1/p' "$sdir/verify.txt")
+	say "book verify --sample $sample: $entries entries, $(sed -n 's/^\([0-9,]*\) checked against.*/\1/p' "$sdir/verify.txt") checked against their children, $sample re-solved, 0 disagreements"
 
 	"$c4book" book export --book "$book" --format text --out "$sdir/export.txt" 2>/dev/null ||
 		fail "book export failed"

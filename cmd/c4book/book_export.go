@@ -110,15 +110,15 @@ func (e *bookExport) write(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "wrote %d positions to %s\n", n, e.name)
+		fmt.Fprintf(e.stderr, "wrote %s positions to %s\n", formatCount(n), e.name)
 		return nil
 	case "bin":
 		h, err := e.bk.ExportBinary(w, 0, maxDepth)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "wrote %d positions of depth 0..%d to %s: %d bytes, binary format version %d\n",
-			h.Records, h.Depth, e.name, h.Size(), h.Version)
+		fmt.Fprintf(e.stderr, "wrote %s positions of depth 0..%d to %s: %s bytes, binary format version %d\n",
+			formatCount(h.Records), h.Depth, e.name, formatCount(h.Size()), h.Version)
 		return nil
 	}
 	r, err := e.bk.ExportPons(w, &book.PonsOptions{MaxDepth: e.maxDepth, LogSize: e.logSize})
@@ -137,10 +137,10 @@ func writePonsReport(w io.Writer, name string, r book.PonsReport) {
 		}
 		return 100 * float64(n) / float64(r.Entries)
 	}
-	fmt.Fprintf(w, "wrote %s: %d of %d positions of depth 0..%d (%.1f%%)\n", name, r.Stored, r.Entries, r.Depth, pct(r.Stored))
-	fmt.Fprintf(w, "lost: %d to collisions (%.1f%%), %d with a score the format cannot hold\n", r.Collided, pct(r.Collided), r.OutOfRange)
-	fmt.Fprintf(w, "table: log2 size %d, %d slots (load %.2f), %d-byte keys, 1-byte values, %d bytes\n",
-		r.LogSize, r.Size, float64(r.Stored)/float64(r.Size), r.KeyBytes, r.Bytes)
+	fmt.Fprintf(w, "wrote %s: %s of %s positions of depth 0..%d (%.1f%%)\n", name, formatCount(r.Stored), formatCount(r.Entries), r.Depth, pct(r.Stored))
+	fmt.Fprintf(w, "lost: %s to collisions (%.1f%%), %s with a score the format cannot hold\n", formatCount(r.Collided), pct(r.Collided), formatCount(r.OutOfRange))
+	fmt.Fprintf(w, "table: log2 size %d, %s slots (load %.2f), %d-byte keys, 1-byte values, %s bytes\n",
+		r.LogSize, formatCount(r.Size), float64(r.Stored)/float64(r.Size), r.KeyBytes, formatCount(r.Bytes))
 }
 
 // writeFileAtomic writes the file name with write: into a temporary file

@@ -109,21 +109,9 @@ func verifyBook(cmd *cobra.Command, bk *book.Book, opts *book.VerifyOptions, w i
 		}
 		return err
 	}
-	fmt.Fprintf(w, "%d entries read, %d corrupt\n", r.Entries, r.Corrupt)
-	fmt.Fprintf(w, "%d checked against their children, %d not (a child is missing)\n", r.ChildChecked, r.ChildSkipped)
-	switch {
-	case opts.Solved:
-		fmt.Fprintf(w, "%s re-solved: every solved entry of depth %d and more (%s)", formatCount(r.Resolved), opts.SampleMinDepth, formatCount(r.SolvedEntries))
-		if opts.Sample > 0 {
-			fmt.Fprintf(w, ", and a sample of the others (seed %d)", opts.Seed)
-		}
-		fmt.Fprintln(w)
-	case opts.Sample > 0:
-		fmt.Fprintf(w, "%s re-solved (seed %d, depth %d and more)\n", formatCount(r.Resolved), opts.Seed, opts.SampleMinDepth)
-	}
-	fmt.Fprintf(w, "%d disagreements\n", r.Disagreements)
+	writeVerifyReport(w, r, opts)
 	if !r.OK() {
-		return fmt.Errorf("book %s: %d corrupt entries, %d wrong scores", bk.Path(), r.Corrupt, r.Disagreements)
+		return fmt.Errorf("book %s: %s corrupt entries, %s wrong scores", bk.Path(), formatCount(r.Corrupt), formatCount(r.Disagreements))
 	}
 	return nil
 }
@@ -168,4 +156,21 @@ func showResolveProgress(w io.Writer, opts *book.VerifyOptions) (stop func()) {
 		}
 	}()
 	return func() { close(done); <-ended }
+}
+
+// writeVerifyReport writes the counts of r, a Verify with opts.
+func writeVerifyReport(w io.Writer, r book.VerifyReport, opts *book.VerifyOptions) {
+	fmt.Fprintf(w, "%s entries read, %s corrupt\n", formatCount(r.Entries), formatCount(r.Corrupt))
+	fmt.Fprintf(w, "%s checked against their children, %s not (a child is missing)\n", formatCount(r.ChildChecked), formatCount(r.ChildSkipped))
+	switch {
+	case opts.Solved:
+		fmt.Fprintf(w, "%s re-solved: every solved entry of depth %d and more (%s)", formatCount(r.Resolved), opts.SampleMinDepth, formatCount(r.SolvedEntries))
+		if opts.Sample > 0 {
+			fmt.Fprintf(w, ", and a sample of the others (seed %d)", opts.Seed)
+		}
+		fmt.Fprintln(w)
+	case opts.Sample > 0:
+		fmt.Fprintf(w, "%s re-solved (seed %d, depth %d and more)\n", formatCount(r.Resolved), opts.Seed, opts.SampleMinDepth)
+	}
+	fmt.Fprintf(w, "%s disagreements\n", formatCount(r.Disagreements))
 }

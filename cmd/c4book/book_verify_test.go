@@ -91,3 +91,19 @@ func TestBookVerify(t *testing.T) {
 		}
 	})
 }
+
+// TestWriteVerifyReport: the counts of book verify are written with
+// thousands separators, as every other command writes them.
+func TestWriteVerifyReport(t *testing.T) {
+	var out strings.Builder
+	writeVerifyReport(&out, book.VerifyReport{Entries: 2880247, Corrupt: 0, ChildChecked: 1225583, ChildSkipped: 1654664, Resolved: 1200, Disagreements: 1001},
+		&book.VerifyOptions{Sample: 1200, Seed: 123456, SampleMinDepth: 10})
+	want := `2,880,247 entries read, 0 corrupt
+1,225,583 checked against their children, 1,654,664 not (a child is missing)
+1,200 re-solved (seed 123456, depth 10 and more)
+1,001 disagreements
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}

@@ -136,11 +136,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		out.quieten() // the connection's closing is no news
 		conn.Close()
 	}()
-	threads := "threads"
-	if n == 1 {
-		threads = "thread"
-	}
-	fmt.Fprintf(a.stderr, "Connected to %s: %d solving %s, a table of %v each.\n", conn.ConnectedURL(), n, threads, cfg.Solver.TTSize)
+	fmt.Fprintln(a.stderr, connectedLine(conn.ConnectedURL(), n, cfg.Solver.TTSize))
 
 	tasks, err := waitForTasks(waitCtx, conn, log)
 	cancel()
@@ -184,4 +180,14 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		return errInterrupted
 	}
 	return nil
+}
+
+// connectedLine is what a worker says once connected to url: its n
+// solving threads and their table, of size table, which they share (one
+// table, not one a thread: what one thread finds the others use).
+func connectedLine(url string, n int, table config.Size) string {
+	if n == 1 {
+		return fmt.Sprintf("Connected to %s: 1 solving thread, with a table of %v.", url, table)
+	}
+	return fmt.Sprintf("Connected to %s: %d solving threads, sharing one table of %v.", url, n, table)
 }

@@ -159,3 +159,19 @@ func waitTaken(tb testing.TB, url, token string, done <-chan struct{}) {
 		}
 	}
 }
+
+// TestConnectedLine: the worker's first line says that its threads share
+// one table, not that each has its own.
+func TestConnectedLine(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{1, "Connected to nats://h:4222: 1 solving thread, with a table of 64MiB."},
+		{8, "Connected to nats://h:4222: 8 solving threads, sharing one table of 64MiB."},
+	} {
+		if got := connectedLine("nats://h:4222", c.n, 64<<20); got != c.want {
+			t.Errorf("%d threads: got %q, want %q", c.n, got, c.want)
+		}
+	}
+}
