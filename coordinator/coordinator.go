@@ -121,6 +121,7 @@ type Summary struct {
 	Derived       int64            // positions derived from their children
 	Nodes         uint64           // nodes the workers searched for this run's results
 	Rejected      int64            // results rejected
+	Unsigned      int64            // results on a registered worker's subject its key did not sign: refused, not counted against it
 	Ignored       int64            // results of quarantined workers, ignored
 	Quarantined   []string         // workers whose results are ignored
 	CrossChecked  int64            // tasks whose scores a second solver confirmed (another worker's, or the coordinator's)
@@ -180,7 +181,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	j := &job{cfg: cfg, id: cfg.Spec.ID(), dir: filepath.Join(cfg.PlanDir, cfg.Spec.ID()), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID()),
-		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, numbers: map[string]uint32{},
+		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, registered: map[string]book.Worker{},
 		identities: map[string]bool{}, identityIndex: map[string]int32{}, secret: rand.Uint64()}
 	if err := queue.ValidJobID(j.id); err != nil {
 		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
@@ -213,18 +214,18 @@ type job struct {
 	stale   bool // tasks of earlier runs had another size: their results cannot be checked
 	summary Summary
 
-	secret        uint64               // drawn at each run: which tasks are cross-checked, and the copy ids
-	firstResults  map[int]queue.Result // cross-checked tasks: the first result, awaiting another worker's
-	rejections    map[string]int       // worker -> results rejected
-	quarantined   map[string]bool      // workers whose results are ignored
-	identities    map[string]bool      // workers with a result accepted in this run
-	identityIndex map[string]int32     // workers that stored tasks on their own word in this run: taskTable.by
-	identityNames []string             // by number in identityIndex, from 1
-	toRequeue     []string             // workers quarantined whose results are not yet queued again
-	requeued      []int                // tasks whose first result of a cross-check was voided by a quarantine
-	refereeSolver *solver.Solver       // the coordinator's own, for disagreements
-	diskFull      atomic.Bool          // writes wait for disk space
-	numbers       map[string]uint32    // registered workers' numbers, by name, as looked up
+	secret        uint64                 // drawn at each run: which tasks are cross-checked, and the copy ids
+	firstResults  map[int]queue.Result   // cross-checked tasks: the first result, awaiting another worker's
+	rejections    map[string]int         // worker -> results rejected
+	quarantined   map[string]bool        // workers whose results are ignored
+	identities    map[string]bool        // workers with a result accepted in this run
+	identityIndex map[string]int32       // workers that stored tasks on their own word in this run: taskTable.by
+	identityNames []string               // by number in identityIndex, from 1
+	toRequeue     []string               // workers quarantined whose results are not yet queued again
+	requeued      []int                  // tasks whose first result of a cross-check was voided by a quarantine
+	refereeSolver *solver.Solver         // the coordinator's own, for disagreements
+	diskFull      atomic.Bool            // writes wait for disk space
+	registered    map[string]book.Worker // registered workers, by name, as looked up
 
 	countsMu sync.Mutex // guards summary.Workers, read by putStatus from other goroutines
 
@@ -636,6 +637,13 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		if j.quarantined[sender] {
 			j.summary.Ignored++
 			j.log.Debug("result of a quarantined worker ignored", "worker", sender, "task", r.TaskID)
+			j.term(m)
+			continue
+		}
+		if w, ok := j.registeredWorker(sender); ok && !m.SignedBy(w.PublicKey) {
+			// Not sent by the worker: a reply another worker had the
+			// server write on its subject, or a token holder's forgery.
+			j.unsigned(sender, r.TaskID)
 			j.term(m)
 			continue
 		}

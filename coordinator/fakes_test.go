@@ -150,7 +150,7 @@ func testJob(tb testing.TB, spec Spec, cfg Config) (*job, *memBook, *fakeQueue) 
 	cfg.QuarantineAfter = max(cfg.QuarantineAfter, 3)
 	cfg.RefereeTableBytes = 1 << 20
 	j := &job{cfg: cfg, id: spec.ID(), dir: dir, log: cfg.Log, runNo: 1, tasks: newTaskTable(leaves, spec.TaskSize),
-		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, numbers: map[string]uint32{},
+		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, registered: map[string]book.Worker{},
 		identities: map[string]bool{}, identityIndex: map[string]int32{}, secret: 1}
 	if err := j.publishMore(context.Background()); err != nil {
 		tb.Fatal(err)

@@ -221,3 +221,44 @@ func TestRun_workerRemoved(t *testing.T) {
 	t.Logf("by worker %v; bob's results accepted after the removal (in the stream before it): %d", sum.ByWorker, afterRemoval.Load())
 	checkBook(t, b, k.book, spec.Root, spec.Depth)
 }
+
+// TestRun_unsignedResults: results on a registered worker's subject that
+// its key did not sign are refused, and do not count against it. Here the
+// operator's credentials forge plausible results as alice's (as any
+// holder of the token could, or a worker having the server reply there):
+// before, they were stored as alice's; now alice's own, signed, are.
+func TestRun_unsignedResults(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	k := newKeyedCluster(t, b, "alice")
+	if _, err := k.book.AddWorker("alice", k.keys["alice"].PublicKey); err != nil {
+		t.Fatal(err)
+	}
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
+	_, tasks := coordinator.PlanTasks(t, spec, newScratchBook(t, b))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := k.conn.Results(ctx, spec.ID()); err != nil { // the job open, as a coordinator leaves it
+		t.Fatal(err)
+	}
+	const forged = 5
+	for i := range forged {
+		r := queue.Result{JobID: spec.ID(), TaskID: uint64(1)<<40 | uint64(i), WorkerID: "alice", Keys: tasks[i], Scores: make([]int8, len(tasks[i]))}
+		if err := k.conn.PublishResult(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	aliceDone := k.runWorker(t, ctx, "alice")
+	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t)})
+	cancel()
+	if werr := <-aliceDone; werr != nil {
+		t.Errorf("alice: %v", werr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Unsigned != forged || sum.Rejected != 0 || len(sum.Quarantined) != 0 || sum.Workers["alice"].Rejected != 0 {
+		t.Errorf("%d unsigned, %d rejected, quarantined %v, alice %+v: want the %d forgeries refused, alice untouched",
+			sum.Unsigned, sum.Rejected, sum.Quarantined, sum.Workers["alice"], forged)
+	}
+	checkBook(t, b, k.book, spec.Root, spec.Depth)
+}

@@ -152,19 +152,38 @@ func (j *job) crossResult(worker string, task uint64, passed bool, reason error)
 // number. A number found is kept for the run; a name not found is looked
 // up again at its next result (it may be registered meanwhile).
 func (j *job) workerNumber(name string) uint32 {
-	if n, ok := j.numbers[name]; ok {
-		return n
+	w, _ := j.registeredWorker(name)
+	return w.Number
+}
+
+// registeredWorker returns the registered worker name (active or removed)
+// and true, or false if name is not a registered worker's (or the
+// registry cannot be read: that is logged). A worker found is kept for
+// the run; a name not found is looked up again next time.
+func (j *job) registeredWorker(name string) (book.Worker, bool) {
+	if w, ok := j.registered[name]; ok {
+		return w, true
 	}
 	w, ok, err := j.cfg.Book.Worker(name)
 	if err != nil {
-		j.log.Warn("looking up a worker's number: its results are stored without it", "worker", name, "error", err)
-		return 0
+		j.log.Warn("looking up a worker in the registry: its results are taken as an unregistered worker's", "worker", name, "error", err)
+		return book.Worker{}, false
 	}
-	if !ok {
-		return 0
+	if ok {
+		j.registered[name] = w
 	}
-	j.numbers[name] = w.Number
-	return w.Number
+	return w, ok
+}
+
+// unsigned counts a result refused for its signature, on worker's
+// subject, and logs the first ones and then one in 1,000: a flood of them
+// must not flood the log.
+func (j *job) unsigned(worker string, task uint64) {
+	j.summary.Unsigned++
+	if n := j.summary.Unsigned; n <= 10 || n%1000 == 0 {
+		j.log.Warn("result refused: not signed by the key of the worker whose subject it is on (a reply another worker had the server write there, or a forgery); not counted against the worker",
+			"worker", worker, "task", task, "refused so far", n)
+	}
 }
 
 // quarantine ignores worker's results from now on.

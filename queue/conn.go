@@ -16,6 +16,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 )
 
 // Options says how to connect to a NATS server.
@@ -80,6 +81,7 @@ type Conn struct {
 	js     jetstream.JetStream
 	log    *slog.Logger
 	closed chan struct{} // closed by nats.go once the connection is closed
+	signer nkeys.KeyPair // the worker key results are signed with, or nil (signature.go)
 
 	// workerTTL is the TTL of worker statuses: WorkerStatusTTL, shorter in
 	// tests.
@@ -214,6 +216,9 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 		nk, err := nats.NkeyOptionFromSeed(o.NKey)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrKeyFile, o.NKey, err)
+		}
+		if c.signer, err = loadSigner(o.NKey); err != nil {
+			return nil, err
 		}
 		opts = append(opts, nk, nats.CustomInboxPrefix(WorkerInbox(k.Name)))
 	case o.Creds != "":

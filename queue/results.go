@@ -21,7 +21,13 @@ func (c *Conn) PublishResult(ctx context.Context, r Result) error {
 	if _, err := c.stream(ctx, ResultStream); err != nil {
 		return err
 	}
-	return c.publish(ctx, newMsg(WorkerResultSubject(r.JobID, r.WorkerID), r.WorkerID, data), resultMsgID(r.JobID, r.TaskID, r.WorkerID))
+	m := newMsg(WorkerResultSubject(r.JobID, r.WorkerID), r.WorkerID, data)
+	if c.signer != nil {
+		if err := sign(c.signer, m); err != nil {
+			return err
+		}
+	}
+	return c.publish(ctx, m, resultMsgID(r.JobID, r.TaskID, r.WorkerID))
 }
 
 // ResultSource hands the results of one job to the coordinator, from the
@@ -122,7 +128,10 @@ func (s *ResultSource) Fetch(ctx context.Context, max int) (msgs []*ResultMsg, b
 
 // decode decodes m, terminating it if it does not decode.
 func (s *ResultSource) decode(m jetstream.Msg) (*ResultMsg, *DecodeError) {
-	rm := &ResultMsg{reply: jsReplier{m}}
+	rm := &ResultMsg{reply: jsReplier{m}, data: m.Data()}
+	if h := m.Headers(); h != nil {
+		rm.signature = h.Get(signatureHeader)
+	}
 	if md, err := m.Metadata(); err == nil {
 		rm.Seq, rm.Delivered = md.Sequence.Stream, md.NumDelivered
 	}
@@ -157,7 +166,9 @@ type ResultMsg struct {
 	// WorkerID differs from it is forged.
 	Publisher string
 
-	reply Replier
+	reply     Replier
+	data      []byte // the message's data, which its signature covers
+	signature string // the signature header, "" if none
 }
 
 // NewResultMsg returns a result message that no server delivered: its

@@ -533,6 +533,9 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 	if s.Rejected > 0 {
 		row("results rejected", formatCount(s.Rejected), "")
 	}
+	if s.Unsigned > 0 {
+		row("results unsigned", formatCount(s.Unsigned), "(on a registered worker's subject, not signed by its key: refused, not counted against it)")
+	}
 	if s.Ignored > 0 || len(s.Quarantined) > 0 {
 		row("results ignored", formatCount(s.Ignored), "(quarantined: "+strings.Join(s.Quarantined, ", ")+")")
 	}
