@@ -20,7 +20,8 @@ import (
 // size the index names the same positions in every run. Run and copy make the message id of every publication of a
 // task new: the stream drops a message whose id it saw within its
 // duplicate window. A task is published again (a new copy) when its result
-// was rejected, and twice from the start when it is cross-checked.
+// was rejected, when its first answer comes if it is cross-checked, and
+// when it is overdue (overdue.go).
 const (
 	taskIndexBits = 40
 	taskCopyBits  = 8

@@ -129,6 +129,7 @@ type Summary struct {
 	Refereed      int64            // cross-checked tasks the coordinator solved itself: disagreements, and tasks no other worker took a copy of
 	CrossSkipped  int64            // cross-checked tasks whose copies one worker alone answered, no other having answered in the run: stored on its word
 	Requeued      int64            // positions stored on the word of workers quarantined later, marked not done and solved again
+	Overdue       int64            // tasks published again because they were out too long (overdue.go)
 	ByWorker      map[string]int64 // positions solved in this run, by worker id
 	// Workers counts, by worker id (the sender of the results), the
 	// results accepted and rejected in this run, and the cross-checks
@@ -226,6 +227,7 @@ type job struct {
 	refereeSolver *solver.Solver         // the coordinator's own, for disagreements
 	diskFull      atomic.Bool            // writes wait for disk space
 	registered    map[string]book.Worker // registered workers, by name, as looked up
+	watch         *overdueWatch          // how long tasks take; set when solving starts
 
 	countsMu sync.Mutex // guards summary.Workers, read by putStatus from other goroutines
 
@@ -282,6 +284,7 @@ func (j *job) run(ctx context.Context) error {
 	}
 	defer leaves.Close()
 	j.tasks = newTaskTable(leaves, j.cfg.Spec.TaskSize)
+	j.watch = newOverdueWatch(j.tasks.Len(), j.cfg.Stream.AckWait)
 	if err := j.tasks.markHeld(j.heldEntries()); err != nil {
 		return err
 	}
@@ -450,6 +453,9 @@ func (j *job) solve(ctx context.Context) error {
 			}
 			continue
 		case <-status.C:
+			if err := j.republishOverdue(ctx); err != nil {
+				return err
+			}
 			j.putStatus(ctx, book.JobSolving, doneLeaves, total)
 			j.record.Solved = doneLeaves
 			if err := j.save(book.JobSolving, ""); err != nil {
@@ -622,6 +628,7 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			continue
 		}
 		if index < j.tasks.Len() {
+			j.watch.answered(index, time.Now())
 			j.tasks.answered(index)
 			again = append(again, index)
 		}

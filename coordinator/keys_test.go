@@ -262,3 +262,69 @@ func TestRun_unsignedResults(t *testing.T) {
 	}
 	checkBook(t, b, k.book, spec.Root, spec.Depth)
 }
+
+// TestRun_hoarder: a worker that takes tasks and holds them, telling the
+// server it is still at them, never answering, does not stall the job:
+// its tasks are overdue once honest answers came for tasks published
+// after them, and are published again for others. Before, the job waited
+// for as long as the hoarder held on.
+func TestRun_hoarder(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	k := newKeyedCluster(t, b, "alice", "mallory")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
+	runDone := make(chan struct{})
+	var sum coordinator.Summary
+	var runErr error
+	go func() {
+		defer close(runDone)
+		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), StatusEvery: time.Second})
+	}()
+	mc := k.dial(t, ctx, "mallory")
+	mtasks, err := mc.Tasks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []*queue.TaskMsg
+	for range 10 {
+		m, err := mtasks.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, m)
+	}
+	hoardCtx, stopHoarding := context.WithCancel(ctx)
+	hoarding := make(chan struct{})
+	go func() {
+		defer close(hoarding)
+		tick := time.NewTicker(500 * time.Millisecond) // well within AckWait (2 s)
+		defer tick.Stop()
+		for {
+			select {
+			case <-hoardCtx.Done():
+				return
+			case <-tick.C:
+				for _, m := range held {
+					_ = m.InProgress()
+				}
+			}
+		}
+	}()
+	aliceDone := k.runWorker(t, ctx, "alice")
+	<-runDone
+	stopHoarding()
+	<-hoarding
+	cancel()
+	if err := <-aliceDone; err != nil {
+		t.Errorf("alice: %v", err)
+	}
+	if runErr != nil {
+		t.Fatalf("the job with a hoarder: %v", runErr)
+	}
+	if sum.Overdue < int64(len(held)) {
+		t.Errorf("%d tasks published again as overdue, want at least the %d held", sum.Overdue, len(held))
+	}
+	checkBook(t, b, k.book, spec.Root, spec.Depth)
+	t.Logf("%d tasks overdue, published again; wall %v", sum.Overdue, sum.Wall)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/queue"
@@ -430,5 +431,6 @@ func (j *job) taskMsg(index int) (queue.Task, error) {
 	t := queue.Task{JobID: j.id, TaskID: taskID(j.runNo, j.copyID(index, int(j.tasks.copies[index])), index),
 		Width: uint8(b.Width()), Height: uint8(b.Height()), Keys: keys}
 	j.tasks.published(index)
+	j.watch.sent(index, time.Now())
 	return t, nil
 }
