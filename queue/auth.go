@@ -32,20 +32,62 @@ import (
 //	SUA...                         (the seed; nats.go reads it as is)
 //
 // The "worker:" line tells the worker its name, which its subjects carry.
+// An observer's key file (WriteKey with RoleObserver) says "observer"
+// where a worker's says "worker", in its first comment and in that line,
+// so that neither command takes the other's key for its own:
+//
+//	# c4book observer key: the NATS nkey seed of observer "ops". Keep it
+//	# secret, on the machines you watch the cluster from (mode 0600).
+//	# observer: ops
+//	# public key: UAB...
+//	SUA...
+//
+// Files written before observers existed are all workers' keys.
 
-// WorkerKey is a registered worker as the server knows it: a name and the
-// public half of its nkey.
+// Role is what a registered key may do on the server.
+type Role string
+
+// The roles of keys.
+const (
+	// RoleWorker solves tasks and publishes its own results
+	// (WorkerPermissions).
+	RoleWorker Role = "worker"
+	// RoleObserver reads the cluster's status, what c4book status shows,
+	// and nothing else (ObserverPermissions).
+	RoleObserver Role = "observer"
+)
+
+// WorkerKey is a registered key as the server knows it: a name, the
+// public half of its nkey and its role. The name is a worker's or an
+// observer's; names are unique among both, since each gets the inbox of
+// its name (WorkerInbox).
 type WorkerKey struct {
 	Name      string // ValidWorkerName
 	PublicKey string // nkey user public key, "U..."
+	Role      Role   // RoleWorker or RoleObserver; "" is RoleWorker
 }
 
-// workerInboxPrefix starts the reply subjects of a worker that connects
-// with a key: "_INBOX_c4book.<name>", so that it may subscribe to its own
-// replies only.
+// permissions returns what the server lets k do: its role's permissions.
+// ok is false for a role this package does not know: such a key is not
+// admitted at all (an empty allow list would allow everything).
+func (k WorkerKey) permissions() (publish, subscribe []string, ok bool) {
+	switch k.Role {
+	case "", RoleWorker:
+		publish, subscribe = WorkerPermissions(k.Name)
+	case RoleObserver:
+		publish, subscribe = ObserverPermissions(k.Name)
+	default:
+		return nil, nil, false
+	}
+	return publish, subscribe, true
+}
+
+// workerInboxPrefix starts the reply subjects of a worker or observer
+// that connects with a key: "_INBOX_c4book.<name>", so that it may
+// subscribe to its own replies only.
 const workerInboxPrefix = "_INBOX_c4book."
 
-// WorkerInbox returns the inbox prefix of worker name.
+// WorkerInbox returns the inbox prefix of the worker or observer name.
 func WorkerInbox(name string) string { return workerInboxPrefix + name }
 
 // ValidWorkerName returns nil if name can name a worker with a key: 1 to
@@ -72,8 +114,42 @@ func WorkerPermissions(name string) (publish, subscribe []string) {
 		"$JS.ACK." + TaskStream + "." + WorkerConsumer + ".>",            // TaskMsg replies
 		"$JS.API.STREAM.INFO." + ResultStream,                            // PublishResult binds the stream
 		resultSubjectPrefix + "*." + name,                                // PublishResult
-		"$JS.API.STREAM.INFO.KV_" + StatusBucket,                         // the status bucket
+		"$JS.API.STREAM.INFO." + statusStream,                            // the status bucket
 		"$KV." + StatusBucket + "." + workerKey(name),                    // PutWorkerStatus, RemoveWorkerStatus
+	}
+	subscribe = []string{WorkerInbox(name) + ".>"}
+	return publish, subscribe
+}
+
+// ObserverPermissions returns what the server lets observer name do, and
+// nothing more: read the status bucket, as c4book status (and --watch,
+// --json) does, and receive the replies to its own requests. Status reads
+// nothing of the task or result streams.
+//
+//	publish
+//	  $JS.API.STREAM.INFO.KV_c4book-status
+//	      bind the bucket, and list its keys: the subjects of its stream
+//	      (Conn.Workers, Conn.Jobs)
+//	  $JS.API.DIRECT.GET.KV_c4book-status.$KV.c4book-status.>
+//	      read a key's latest value (KV Get: Conn.Workers, Conn.Jobs,
+//	      Conn.JobStatus)
+//	subscribe
+//	  _INBOX_c4book.<name>.>
+//	      the replies to its own requests (it connects with that inbox
+//	      prefix, as a worker does)
+//
+// Every other request is refused: results, task pulls and acks, status
+// puts and deletions, and every change of a stream or consumer. Consumer
+// creation is refused even on the status bucket's stream, though nats.go
+// lists and watches a bucket's keys through a consumer it creates: a
+// push consumer delivers to any subject its creator names, and a message
+// delivered on a subject of the task stream is stored there, so a key
+// allowed to create one could write tasks. Listing takes the stream's
+// subjects instead (listStatuses).
+func ObserverPermissions(name string) (publish, subscribe []string) {
+	publish = []string{
+		"$JS.API.STREAM.INFO." + statusStream,                                  // bind the bucket, list its keys
+		"$JS.API.DIRECT.GET." + statusStream + "." + statusSubjectPrefix + ">", // Get
 	}
 	subscribe = []string{WorkerInbox(name) + ".>"}
 	return publish, subscribe
@@ -82,12 +158,16 @@ func WorkerPermissions(name string) (publish, subscribe []string) {
 // coordinatorKeyName names the coordinator's own key in the server's log.
 const coordinatorKeyName = "coordinator"
 
-// nkeyUsers returns the server's nkey users: each worker with its
-// permissions, and the coordinator's public key with every right.
+// nkeyUsers returns the server's nkey users: each worker and observer
+// with the permissions of its role, and the coordinator's public key
+// with every right.
 func nkeyUsers(workers []WorkerKey, coordinator string) []*server.NkeyUser {
 	users := []*server.NkeyUser{{Nkey: coordinator}}
 	for _, w := range workers {
-		pub, sub := WorkerPermissions(w.Name)
+		pub, sub, ok := w.permissions()
+		if !ok {
+			continue
+		}
 		users = append(users, &server.NkeyUser{
 			Nkey: w.PublicKey,
 			Permissions: &server.Permissions{
@@ -101,10 +181,25 @@ func nkeyUsers(workers []WorkerKey, coordinator string) []*server.NkeyUser {
 
 // WriteWorkerKey makes a new nkey for worker name, writes it to path
 // (mode 0600; an existing file is never overwritten) and returns its public
-// key.
+// key. It is WriteKey for RoleWorker.
 func WriteWorkerKey(path, name string) (string, error) {
+	return WriteKey(path, name, RoleWorker)
+}
+
+// WriteKey makes a new nkey for the worker or observer name, as role
+// says, writes it to path (mode 0600; an existing file is never
+// overwritten) and returns its public key.
+func WriteKey(path, name string, role Role) (string, error) {
 	if err := ValidWorkerName(name); err != nil {
 		return "", err
+	}
+	where := "on that machine only"
+	switch role {
+	case RoleWorker:
+	case RoleObserver:
+		where = "on the machines you watch the cluster from"
+	default:
+		return "", fmt.Errorf("%w: key of %q: role %q: want %q or %q", ErrInvalidOptions, name, role, RoleWorker, RoleObserver)
 	}
 	kp, err := nkeys.CreateUser()
 	if err != nil {
@@ -120,9 +215,9 @@ func WriteWorkerKey(path, name string) (string, error) {
 		return "", fmt.Errorf("queue: make a key: %w", err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# c4book worker key: the NATS nkey seed of worker %q. Keep it\n", name)
-	fmt.Fprintf(&b, "# secret, on that machine only (mode 0600).\n")
-	fmt.Fprintf(&b, "# worker: %s\n# public key: %s\n%s\n", name, pub, seed)
+	fmt.Fprintf(&b, "# c4book %s key: the NATS nkey seed of %s %q. Keep it\n", role, role, name)
+	fmt.Fprintf(&b, "# secret, %s (mode 0600).\n", where)
+	fmt.Fprintf(&b, "# %s: %s\n# public key: %s\n%s\n", role, name, pub, seed)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("queue: write key file: %w", err)
@@ -141,13 +236,13 @@ func WriteWorkerKey(path, name string) (string, error) {
 	return pub, nil
 }
 
-// ErrKeyFile: a worker key file that cannot be used.
+// ErrKeyFile: a worker's or observer's key file that cannot be used.
 var ErrKeyFile = errors.New("unusable worker key file")
 
-// ReadWorkerKey reads the key file at path (WriteWorkerKey) and returns
-// the worker's name and public key. A file that others than its owner may
+// ReadKey reads the key file at path (WriteKey) and returns the name,
+// public key and role it holds. A file that others than its owner may
 // read is refused, as ssh refuses such keys.
-func ReadWorkerKey(path string) (WorkerKey, error) {
+func ReadKey(path string) (WorkerKey, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return WorkerKey{}, fmt.Errorf("%w: %w", ErrKeyFile, err)
@@ -161,14 +256,22 @@ func ReadWorkerKey(path string) (WorkerKey, error) {
 	}
 	defer clear(data)
 	var k WorkerKey
+	lines := 0
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		if name, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "# worker:"); ok {
-			k.Name = strings.TrimSpace(name)
+		line := strings.TrimSpace(sc.Text())
+		for _, role := range []Role{RoleWorker, RoleObserver} {
+			if name, ok := strings.CutPrefix(line, "# "+string(role)+":"); ok {
+				k.Name, k.Role = strings.TrimSpace(name), role
+				lines++
+			}
 		}
 	}
+	if lines > 1 {
+		return WorkerKey{}, fmt.Errorf("%w: %s: %d \"# worker: NAME\" or \"# observer: NAME\" lines, want one", ErrKeyFile, path, lines)
+	}
 	if err := ValidWorkerName(k.Name); err != nil {
-		return WorkerKey{}, fmt.Errorf("%w: %s: no valid \"# worker: NAME\" line: %w", ErrKeyFile, path, err)
+		return WorkerKey{}, fmt.Errorf("%w: %s: no valid \"# worker: NAME\" or \"# observer: NAME\" line: %w", ErrKeyFile, path, err)
 	}
 	kp, err := nkeys.ParseDecoratedUserNKey(data)
 	if err != nil {
@@ -186,7 +289,8 @@ func ReadWorkerKey(path string) (WorkerKey, error) {
 // same rights as the embedded server with workers: the coordinator (and
 // the operator) as the user and password of the environment variables
 // C4BOOK_NATS_USER and C4BOOK_NATS_PASSWORD of nats-server, with every
-// right, and each worker by its nkey with WorkerPermissions.
+// right, and each worker and observer by its nkey with the permissions
+// of its role (WorkerPermissions, ObserverPermissions).
 // scripts/nats-server-keys.conf includes it (c4book worker conf writes
 // it); nats-server takes a new one when it reloads its configuration.
 func ServerConfUsers(workers []WorkerKey) []byte {
@@ -204,9 +308,17 @@ func ServerConfUsers(workers []WorkerKey) []byte {
 	b.WriteString("  # the coordinator and the operator: every right\n")
 	b.WriteString("  {user: $C4BOOK_NATS_USER, password: $C4BOOK_NATS_PASSWORD}\n")
 	for _, w := range workers {
-		pub, sub := WorkerPermissions(w.Name)
-		fmt.Fprintf(&b, "  # worker %s\n  {nkey: %s, permissions: {publish: {allow: %s}, subscribe: {allow: %s}}}\n",
-			w.Name, w.PublicKey, quote(pub), quote(sub))
+		pub, sub, ok := w.permissions()
+		if !ok {
+			fmt.Fprintf(&b, "  # %s: role %q unknown to this c4book: not admitted\n", w.Name, w.Role)
+			continue
+		}
+		role := w.Role
+		if role == "" {
+			role = RoleWorker
+		}
+		fmt.Fprintf(&b, "  # %s %s\n  {nkey: %s, permissions: {publish: {allow: %s}, subscribe: {allow: %s}}}\n",
+			role, w.Name, w.PublicKey, quote(pub), quote(sub))
 	}
 	b.WriteString("]\n")
 	return b.Bytes()

@@ -27,19 +27,34 @@ type keyed struct {
 // key files of extra names are made but not registered.
 func startKeyed(tb testing.TB, registered []string, extra ...string) *keyed {
 	tb.Helper()
+	return startKeys(tb, registered, nil, extra...)
+}
+
+// startKeys is startKeyed with observers registered too.
+func startKeys(tb testing.TB, workers, observers []string, extra ...string) *keyed {
+	tb.Helper()
 	k := &keyed{keys: map[string]string{}, pubs: map[string]string{}}
 	dir := tb.TempDir()
 	var ws []WorkerKey
-	for i, name := range append(append([]string{}, registered...), extra...) {
+	add := func(name string, role Role, register bool) {
 		path := filepath.Join(dir, name+".nkey")
-		pub, err := WriteWorkerKey(path, name)
+		pub, err := WriteKey(path, name, role)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		k.keys[name], k.pubs[name] = path, pub
-		if i < len(registered) {
-			ws = append(ws, WorkerKey{Name: name, PublicKey: pub})
+		if register {
+			ws = append(ws, WorkerKey{Name: name, PublicKey: pub, Role: role})
 		}
+	}
+	for _, name := range workers {
+		add(name, RoleWorker, true)
+	}
+	for _, name := range observers {
+		add(name, RoleObserver, true)
+	}
+	for _, name := range extra {
+		add(name, RoleWorker, false)
 	}
 	k.srv = startServer(tb, ServerOptions{Listen: "127.0.0.1:0", Workers: ws})
 	k.coord = connectTo(tb, k.srv, "coordinator")
@@ -49,7 +64,7 @@ func startKeyed(tb testing.TB, registered []string, extra ...string) *keyed {
 	return k
 }
 
-// connectWorker connects as worker name with its key file.
+// connectWorker connects as worker (or observer) name with its key file.
 func (k *keyed) connectWorker(tb testing.TB, name string) (*Conn, error) {
 	tb.Helper()
 	c, err := Connect(testCtx(tb, 10*time.Second), Options{URL: k.srv.ClientURL(), Name: name, NKey: k.keys[name], ReconnectWait: 50 * time.Millisecond})
@@ -258,6 +273,210 @@ func TestServer_workerPermissions(t *testing.T) {
 	}
 }
 
+// clusterAtWork gives k's server what an observer may look at: the
+// status of job1, alice's status, two tasks and a result of bob's. It
+// returns the job's status as put.
+func clusterAtWork(t *testing.T, k *keyed) JobStatus {
+	t.Helper()
+	ctx := testCtx(t, 30*time.Second)
+	job := JobStatus{JobID: "job1", State: "solving", Total: 100, Done: 40}
+	if err := k.coord.PutJobStatus(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	alice, err := k.connectWorker(t, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := alice.PutWorkerStatus(ctx, WorkerStatus{WorkerID: "alice", Solved: 7}); err != nil {
+		t.Fatal(err)
+	}
+	publishTasks(t, k.coord, testTask(t, "job1", 1, 2), testTask(t, "job1", 2, 2))
+	bob, err := k.connectWorker(t, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bob.PublishResult(ctx, resultFor(testTask(t, "job1", 1, 2), "bob")); err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// readsStatus checks that c reads what clusterAtWork put: job1's status
+// and alice's.
+func readsStatus(t *testing.T, c *Conn, job JobStatus) {
+	t.Helper()
+	ctx := testCtx(t, 30*time.Second)
+	if ws, err := c.Workers(ctx); err != nil || len(ws) != 1 || ws[0].WorkerID != "alice" || ws[0].Solved != 7 {
+		t.Errorf("Workers = %+v, %v; want alice's status", ws, err)
+	}
+	if js, err := c.Jobs(ctx); err != nil || len(js) != 1 || js[0].JobID != job.JobID || js[0].Done != job.Done {
+		t.Errorf("Jobs = %+v, %v; want %+v", js, err, job)
+	}
+	if s, err := c.JobStatus(ctx, job.JobID); err != nil || s.State != job.State || s.Total != job.Total {
+		t.Errorf("JobStatus(%s) = %+v, %v; want %+v", job.JobID, s, err, job)
+	}
+	if _, err := c.JobStatus(ctx, "job2"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("JobStatus(job2) = %v, want ErrNotFound", err)
+	}
+}
+
+// TestServer_observerPermissions: an observer's key reads the cluster's
+// status, all that c4book status reads, and the server refuses it every
+// write: those a worker's key may do and those only the coordinator may.
+func TestServer_observerPermissions(t *testing.T) {
+	t.Parallel()
+	k := startKeys(t, []string{"alice", "bob"}, []string{"ops"})
+	job := clusterAtWork(t, k)
+	ops, err := k.connectWorker(t, "ops")
+	if err != nil {
+		t.Fatalf("registered observer refused: %v", err)
+	}
+	readsStatus(t, ops, job)
+
+	nc, errs := k.rawWorker(t, "ops")
+	kv := "$KV." + StatusBucket + "."
+	publish := []struct{ what, subject string }{
+		// What a worker may do.
+		{"a result under its own name", WorkerResultSubject("job1", "ops")},
+		{"a result under alice's name", WorkerResultSubject("job1", "alice")},
+		{"binding the workers' consumer", "$JS.API.CONSUMER.INFO." + TaskStream + "." + WorkerConsumer},
+		{"a task pull", "$JS.API.CONSUMER.MSG.NEXT." + TaskStream + "." + WorkerConsumer},
+		{"an ack of a task", fmt.Sprintf("$JS.ACK.%s.%s.1.1.1.0.0", TaskStream, WorkerConsumer)},
+		{"binding the result stream", "$JS.API.STREAM.INFO." + ResultStream},
+		{"a status of its own", kv + workerKey("ops")},
+		{"alice's status", kv + workerKey("alice")},
+		// What only the coordinator may do.
+		{"the job's status", kv + jobKey("job1")},
+		{"a task", TaskSubject("job1")},
+		{"a purge of the task stream", "$JS.API.STREAM.PURGE." + TaskStream},
+		{"a deletion of the task stream", "$JS.API.STREAM.DELETE." + TaskStream},
+		{"a stream of its own", "$JS.API.STREAM.CREATE.MINE"},
+		{"a deletion of the workers' consumer", "$JS.API.CONSUMER.DELETE." + TaskStream + "." + WorkerConsumer},
+		{"a consumer on the results", "$JS.API.CONSUMER.CREATE." + ResultStream},
+		{"a read of bob's result", "$JS.API.STREAM.MSG.GET." + ResultStream},
+		{"a direct read of bob's result", "$JS.API.DIRECT.GET." + ResultStream},
+		{"a purge of the status bucket", "$JS.API.STREAM.PURGE." + statusStream},
+		{"a deletion of the status bucket", "$JS.API.STREAM.DELETE." + statusStream},
+		{"a change of the status bucket", "$JS.API.STREAM.UPDATE." + statusStream},
+		{"a deletion of a status message", "$JS.API.STREAM.MSG.DELETE." + statusStream},
+		// nats.go's KV watcher and key lister would create these: a push
+		// consumer delivers where its creator says, into the task stream
+		// too.
+		{"a consumer on the status bucket", "$JS.API.CONSUMER.CREATE." + statusStream + ".w1." + kv + ">"},
+		{"a consumer on the status bucket, legacy form", "$JS.API.CONSUMER.CREATE." + statusStream},
+		{"a durable consumer on the status bucket", "$JS.API.CONSUMER.DURABLE.CREATE." + statusStream + ".w1"},
+	}
+	for _, p := range publish {
+		t.Run("publish "+p.what, func(t *testing.T) {
+			_, err := nc.RequestWithContext(testCtx(t, 300*time.Millisecond), p.subject, []byte("{}"))
+			if err == nil {
+				t.Fatalf("%s: answered", p.subject)
+			}
+			wantViolation(t, errs, "Publish", p.subject)
+		})
+	}
+	for _, subject := range []string{"c4book.results.>", "c4book.tasks.>", kv + ">", "_INBOX.>", WorkerInbox("alice") + ".>", "$JS.EVENT.>"} {
+		t.Run("subscribe "+subject, func(t *testing.T) {
+			sub, err := nc.SubscribeSync(subject)
+			if err == nil {
+				defer sub.Unsubscribe()
+			}
+			_ = nc.Flush()
+			wantViolation(t, errs, "Subscription", subject)
+		})
+	}
+
+	// Nothing changed: the two tasks, bob's result, the statuses, the
+	// workers' consumer and no consumer on the status bucket.
+	if n := streamMsgs(t, k.coord, TaskStream); n != 2 {
+		t.Errorf("task stream holds %d, want 2", n)
+	}
+	if n := streamMsgs(t, k.coord, ResultStream); n != 1 {
+		t.Errorf("result stream holds %d, want bob's 1", n)
+	}
+	readsStatus(t, k.coord, job)
+	ctx := testCtx(t, 30*time.Second)
+	if _, err := k.coord.Tasks(ctx); err != nil {
+		t.Errorf("the workers' consumer: %v", err)
+	}
+	s, err := k.coord.stream(ctx, statusStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := s.Info(ctx); err != nil || info.State.Consumers != 0 {
+		t.Errorf("status bucket: %v, %v; want no consumer", info, err)
+	}
+}
+
+// TestServer_statusRefused: a worker's key may not read the status of
+// the cluster, and the reads say so at once (ErrForbidden), rather than
+// waiting for answers the server will never send.
+func TestServer_statusRefused(t *testing.T) {
+	t.Parallel()
+	k := startKeyed(t, []string{"alice", "bob"})
+	clusterAtWork(t, k)
+	bob, err := k.connectWorker(t, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	if ws, err := bob.Workers(ctx); !errors.Is(err, ErrForbidden) {
+		t.Errorf("Workers = %+v, %v; want ErrForbidden", ws, err)
+	}
+	if js, err := bob.Jobs(ctx); !errors.Is(err, ErrForbidden) {
+		t.Errorf("Jobs = %+v, %v; want ErrForbidden", js, err)
+	}
+	if s, err := bob.JobStatus(ctx, "job1"); !errors.Is(err, ErrForbidden) {
+		t.Errorf("JobStatus = %+v, %v; want ErrForbidden", s, err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the reads waited for the test's deadline: %v", ctx.Err())
+	}
+	// A refusal ends the reads under way, not those that follow it.
+	if err := bob.PutWorkerStatus(ctx, WorkerStatus{WorkerID: "bob"}); err != nil {
+		t.Errorf("bob's own status after the refusals: %v", err)
+	}
+}
+
+// TestServer_SetWorkers_observer: observers come and go with the
+// registry, as workers do: an observer added reads the status at once,
+// one removed is cut off and refused.
+func TestServer_SetWorkers_observer(t *testing.T) {
+	t.Parallel()
+	k := startKeys(t, []string{"alice", "bob"}, []string{"ops"})
+	job := clusterAtWork(t, k)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ops2.nkey")
+	pub, err := WriteKey(path, "ops2", RoleObserver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.keys["ops2"] = path
+	ops, err := k.connectWorker(t, "ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k.srv.SetWorkers([]WorkerKey{
+		{Name: "alice", PublicKey: k.pubs["alice"]},
+		{Name: "bob", PublicKey: k.pubs["bob"]},
+		{Name: "ops2", PublicKey: pub, Role: RoleObserver},
+	}); err != nil {
+		t.Fatalf("SetWorkers: %v", err)
+	}
+	ops2, err := k.connectWorker(t, "ops2")
+	if err != nil {
+		t.Fatalf("observer added: %v", err)
+	}
+	readsStatus(t, ops2, job)
+	eventually(t, 10*time.Second, "ops cut off", func() bool {
+		_, err := ops.Jobs(testCtx(t, 200*time.Millisecond))
+		return err != nil
+	})
+	if _, err := k.connectWorker(t, "ops"); !errors.Is(err, ErrAuth) {
+		t.Errorf("removed observer reconnecting: %v, want ErrAuth", err)
+	}
+}
+
 // TestServer_SetWorkers: a worker removed is cut off and refused at
 // reconnection while another goes on; a worker added connects at once.
 func TestServer_SetWorkers(t *testing.T) {
@@ -356,4 +575,43 @@ func TestServer_workerAckLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 5*time.Second, "the task acked by another worker", func() bool { return streamMsgs(t, k.coord, TaskStream) == 0 })
+}
+
+// TestReadKey_roles: a key file says whose it is, a worker's or an
+// observer's; files written before observers existed say "worker".
+func TestReadKey_roles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		role Role
+	}{{"lab-1", RoleWorker}, {"ops", RoleObserver}} {
+		path := filepath.Join(dir, c.name+".nkey")
+		pub, err := WriteKey(path, c.name, c.role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := ReadKey(path)
+		if err != nil || k != (WorkerKey{Name: c.name, PublicKey: pub, Role: c.role}) {
+			t.Errorf("ReadKey(%s's file) = %+v, %v; want %s %s %s", c.name, k, err, c.role, c.name, pub)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "ops.nkey"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "# observer: ops\n") || strings.Contains(string(data), "# worker:") {
+		t.Errorf("observer's key file:\n%s", data)
+	}
+	// Both lines: whose is it?
+	both := filepath.Join(dir, "both.nkey")
+	if err := os.WriteFile(both, append([]byte("# worker: lab-1\n"), data...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := ReadKey(both); !errors.Is(err, ErrKeyFile) {
+		t.Errorf("ReadKey(a file naming a worker and an observer) = %+v, %v; want ErrKeyFile", k, err)
+	}
+	if _, err := WriteKey(filepath.Join(dir, "x.nkey"), "x", "coordinator"); err == nil {
+		t.Error("WriteKey with role coordinator succeeded")
+	}
 }

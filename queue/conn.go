@@ -94,6 +94,10 @@ type Conn struct {
 	downMu    sync.Mutex
 	downSince time.Time // when the connection was lost; zero while connected
 	downWatch bool      // sayDown runs
+
+	refusedMu sync.Mutex
+	refused   chan struct{} // closed at the server's next permission error, then replaced
+	refusal   error         // the latest permission error
 }
 
 // Connect connects to the server at o.URL. A lost connection is retried
@@ -113,7 +117,8 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 // connect connects with o and any extra nats options (an in-process
 // server).
 func connect(ctx context.Context, o Options, extra ...nats.Option) (*Conn, error) {
-	c := &Conn{log: o.Logger, closed: make(chan struct{}), streams: map[string]jetstream.Stream{}, workerTTL: WorkerStatusTTL}
+	c := &Conn{log: o.Logger, closed: make(chan struct{}), streams: map[string]jetstream.Stream{}, workerTTL: WorkerStatusTTL,
+		refused: make(chan struct{})}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -205,11 +210,14 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 				subject = sub.Subject
 			}
 			c.log.Warn("nats: asynchronous error", "client", name, "subject", subject, "err", err)
+			if errors.Is(err, nats.ErrPermissionViolation) {
+				c.refuse(err)
+			}
 		}),
 	}
 	switch {
 	case o.NKey != "":
-		k, err := ReadWorkerKey(o.NKey)
+		k, err := ReadKey(o.NKey)
 		if err != nil {
 			return nil, err
 		}
@@ -238,6 +246,51 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 		opts = append(opts, nats.RootCAs(o.TLSCA))
 	}
 	return opts, nil
+}
+
+// refuse records a permission error of the server and ends the reads
+// that fail on one (failOnRefusal).
+func (c *Conn) refuse(err error) {
+	c.refusedMu.Lock()
+	defer c.refusedMu.Unlock()
+	c.refusal = err
+	close(c.refused)
+	c.refused = make(chan struct{})
+}
+
+// failOnRefusal returns ctx, ended with an error wrapping ErrForbidden
+// (context.Cause, see refusedErr) as soon as the server refuses a request
+// of the connection; stop releases it. The server says so only in an
+// asynchronous error, and the request itself would wait for its timeout
+// for an answer that never comes. Any refusal ends it, the request of
+// another goroutine too: it is for reads on connections whose requests
+// are all allowed but for a lack of rights of the whole credential (c4book
+// status with a worker's key).
+func (c *Conn) failOnRefusal(ctx context.Context) (_ context.Context, stop func()) {
+	c.refusedMu.Lock()
+	refused := c.refused
+	c.refusedMu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-refused:
+			c.refusedMu.Lock()
+			err := c.refusal
+			c.refusedMu.Unlock()
+			cancel(fmt.Errorf("%w: %w", ErrForbidden, err))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
+// refusedErr returns, for the error err of a read under ctx, the refusal
+// that ended ctx (failOnRefusal) if one did, and err otherwise.
+func refusedErr(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrForbidden) {
+		return fmt.Errorf("queue: %w", cause)
+	}
+	return err
 }
 
 // lost records that the connection is lost and, unless it runs already,

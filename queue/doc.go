@@ -29,7 +29,8 @@
 // On a server with worker keys (ServerOptions.Workers, auth.go) a worker
 // may publish on its own subject only, so the subject is who sent the
 // result (ResultMsg.Publisher); WorkerPermissions lists every subject a
-// worker uses.
+// worker uses. An observer's key reads the status bucket and nothing
+// else (ObserverPermissions): what c4book status shows.
 //
 // Message ids make publishing idempotent within the streams' duplicate
 // window (DuplicateWindow): a task is "<job>/<task>", a result
@@ -40,8 +41,8 @@
 // an interface of its own; its tests build messages with NewTaskMsg and
 // NewResultMsg, whose replies (ack, nak, ...) go to a Replier of the test.
 //
-// The files: server.go (embedded server), auth.go (worker keys and
-// permissions), conn.go (connecting),
+// The files: server.go (embedded server), auth.go (the keys of workers and
+// observers, and their permissions), conn.go (connecting),
 // subjects.go (names and ids), streams.go (stream and consumer setup),
 // codec.go (message format), tasks.go (coordinator and worker sides of
 // tasks, failed tasks), results.go (results), pull.go (pulling and

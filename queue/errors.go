@@ -33,6 +33,10 @@ var (
 	ErrNotReady = errors.New("queue streams not set up")
 	// ErrNotFound: no such task, job status or worker status.
 	ErrNotFound = errors.New("not found")
+	// ErrForbidden: the server refused a request of the connection, for
+	// its credentials lack the permission (a worker's key reading the
+	// status of other workers, for instance).
+	ErrForbidden = errors.New("refused by the server's permissions")
 	// ErrClosed: the connection is closed.
 	ErrClosed = errors.New("connection closed")
 )

@@ -57,16 +57,18 @@ func (b *lockedBuffer) String() string {
 
 // TestExternalServer_workerKeys runs a real nats-server with the shipped
 // scripts/nats-server-keys.conf and the users ServerConfUsers writes: the
-// same refusals as on the embedded server, and a worker removed by
-// writing the users again and reloading the server.
+// same refusals as on the embedded server, an observer that reads the
+// status and nothing else, and a worker removed by writing the users
+// again and reloading the server.
 func TestExternalServer_workerKeys(t *testing.T) {
 	bin := natsServerBinary(t)
 	dir := t.TempDir()
 	keys := map[string]string{}
 	pubs := map[string]string{}
-	for _, name := range []string{"alice", "bob", "eve"} {
+	roles := map[string]Role{"alice": RoleWorker, "bob": RoleWorker, "eve": RoleWorker, "ops": RoleObserver}
+	for name, role := range roles {
 		keys[name] = filepath.Join(dir, name+".nkey")
-		pub, err := WriteWorkerKey(keys[name], name)
+		pub, err := WriteKey(keys[name], name, role)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,13 +85,13 @@ func TestExternalServer_workerKeys(t *testing.T) {
 	writeUsers := func(names ...string) {
 		var ws []WorkerKey
 		for _, n := range names {
-			ws = append(ws, WorkerKey{Name: n, PublicKey: pubs[n]})
+			ws = append(ws, WorkerKey{Name: n, PublicKey: pubs[n], Role: roles[n]})
 		}
 		if err := os.WriteFile(filepath.Join(dir, "c4book-workers.conf"), ServerConfUsers(ws), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	writeUsers("alice", "bob")
+	writeUsers("alice", "bob", "ops")
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -178,12 +180,33 @@ func TestExternalServer_workerKeys(t *testing.T) {
 		t.Errorf("task stream holds %d, want 1", n)
 	}
 
+	// ops, an observer, reads the status and may not write it, nor
+	// create the consumer nats.go's KV lister would.
+	ops, err := dial("ops")
+	if err != nil {
+		t.Fatalf("ops: %v", err)
+	}
+	if ws, err := ops.Workers(ctx); err != nil || len(ws) != 1 || ws[0].WorkerID != "alice" {
+		t.Errorf("the observer's Workers = %+v, %v; want alice's status", ws, err)
+	}
+	nc, errs = rawConn(t, url, keys["ops"], "ops")
+	for _, subject := range []string{
+		"$KV." + StatusBucket + "." + workerKey("ops"),
+		"$JS.API.CONSUMER.CREATE." + statusStream + ".w1.$KV." + StatusBucket + ".>",
+		"$JS.API.CONSUMER.MSG.NEXT." + TaskStream + "." + WorkerConsumer,
+	} {
+		if _, err := nc.RequestWithContext(testCtx(t, 300*time.Millisecond), subject, []byte("{}")); err == nil {
+			t.Errorf("%s: answered", subject)
+		}
+		wantViolation(t, errs, "Publish", subject)
+	}
+
 	// bob removed: the users written again, the server reloaded.
 	bob, err := dial("bob")
 	if err != nil {
 		t.Fatalf("bob: %v", err)
 	}
-	writeUsers("alice")
+	writeUsers("alice", "ops")
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,8 @@ func (c *Conn) RemoveWorkerStatus(ctx context.Context, workerID string) error {
 }
 
 // Workers returns the statuses of the workers seen within WorkerStatusTTL,
-// ordered by worker id.
+// ordered by worker id. The error wraps ErrForbidden if the server
+// refuses to let the connection read them.
 //
 // A status under another worker's key than its own worker id says is
 // skipped: a worker with a key may put its own key only, and its id is
@@ -147,7 +148,8 @@ func (c *Conn) Workers(ctx context.Context) ([]WorkerStatus, error) {
 }
 
 // Jobs returns the statuses of every job a coordinator reported, ordered by
-// job id.
+// job id. The error wraps ErrForbidden if the server refuses to let the
+// connection read them.
 func (c *Conn) Jobs(ctx context.Context) ([]JobStatus, error) {
 	out, _, err := listStatuses[JobStatus](ctx, c, jobKey("*"))
 	slices.SortFunc(out, func(a, b JobStatus) int { return strings.Compare(a.JobID, b.JobID) })
@@ -157,18 +159,35 @@ func (c *Conn) Jobs(ctx context.Context) ([]JobStatus, error) {
 // listStatuses reads the JSON statuses of the status bucket whose keys
 // match filter, and their keys. Entries gone meanwhile are skipped, unreadable ones logged
 // and skipped.
+//
+// The keys come from the bucket stream's subjects (a stream info
+// request), not from nats.go's KV key lister: the lister creates a push
+// consumer on the bucket, and a connection allowed to create one could
+// choose where the consumer delivers, into the task stream for instance.
+// Reading the status this way needs only requests that read
+// (ObserverPermissions). A key whose latest message is a deletion, or the
+// marker of an expired worker status, is listed but not read (Get says
+// it is deleted).
+//
+// A request the server refuses ends the read at once with an error
+// wrapping ErrForbidden (failOnRefusal): credentials that may not read the
+// status, rather than a server that does not answer.
 func listStatuses[T any](ctx context.Context, c *Conn, filter string) (statuses []T, keys []string, err error) {
+	ctx, stop := c.failOnRefusal(ctx)
+	defer stop()
+	statuses, keys, err = readStatuses[T](ctx, c, filter)
+	return statuses, keys, refusedErr(ctx, err)
+}
+
+// readStatuses is listStatuses without the watch for refusals.
+func readStatuses[T any](ctx context.Context, c *Conn, filter string) (statuses []T, keys []string, err error) {
 	kv, err := c.statusKV(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	lister, err := kv.ListKeysFiltered(ctx, filter)
+	all, err := c.statusKeys(ctx, filter)
 	if err != nil {
-		return nil, nil, c.notReady("list "+filter, err)
-	}
-	var all []string
-	for k := range lister.Keys() {
-		all = append(all, k)
+		return nil, nil, err
 	}
 	for _, k := range all {
 		e, err := kv.Get(ctx, k)
@@ -186,6 +205,30 @@ func listStatuses[T any](ctx context.Context, c *Conn, filter string) (statuses 
 		statuses, keys = append(statuses, s), append(keys, k)
 	}
 	return statuses, keys, nil
+}
+
+// statusSubjectPrefix starts the subject of each key of the status bucket.
+const statusSubjectPrefix = "$KV." + StatusBucket + "."
+
+// statusKeys returns the keys of the status bucket that match filter, in
+// order, from the subjects its stream holds messages on.
+func (c *Conn) statusKeys(ctx context.Context, filter string) ([]string, error) {
+	s, err := c.stream(ctx, statusStream)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(statusSubjectPrefix+filter))
+	if err != nil {
+		return nil, c.notReady("list "+filter, err)
+	}
+	keys := make([]string, 0, len(info.State.Subjects))
+	for subject := range info.State.Subjects {
+		if k, ok := strings.CutPrefix(subject, statusSubjectPrefix); ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys, nil
 }
 
 // PutJobStatus stores s under its job id. Updated is set to now if zero.
@@ -211,11 +254,20 @@ func (c *Conn) PutJobStatus(ctx context.Context, s JobStatus) error {
 }
 
 // JobStatus returns the status of job. The error wraps ErrNotFound if
-// there is none.
+// there is none, ErrForbidden if the server refuses to let the
+// connection read it.
 func (c *Conn) JobStatus(ctx context.Context, job string) (JobStatus, error) {
 	if err := ValidJobID(job); err != nil {
 		return JobStatus{}, fmt.Errorf("queue: job status: %w", err)
 	}
+	ctx, stop := c.failOnRefusal(ctx)
+	defer stop()
+	s, err := c.jobStatus(ctx, job)
+	return s, refusedErr(ctx, err)
+}
+
+// jobStatus is JobStatus without the watch for refusals.
+func (c *Conn) jobStatus(ctx context.Context, job string) (JobStatus, error) {
 	kv, err := c.statusKV(ctx)
 	if err != nil {
 		return JobStatus{}, err

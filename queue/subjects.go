@@ -17,6 +17,9 @@ const (
 	taskSubjectPrefix   = "c4book.tasks."
 	resultSubjectPrefix = "c4book.results."
 	coordConsumerPrefix = "c4book-coord-"
+	// statusStream is the stream that holds the status bucket (NATS names
+	// a bucket's stream KV_<bucket>).
+	statusStream = "KV_" + StatusBucket
 
 	// maxDeliveriesAdvisory is the subject on which the server announces a
 	// task that reached MaxDeliver.

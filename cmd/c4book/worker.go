@@ -66,7 +66,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 			if cfg.NATS.NKey != "" {
 				// The key names the worker: the server lets it publish
 				// under that name only.
-				k, err := queue.ReadWorkerKey(cfg.NATS.NKey)
+				k, err := queue.ReadKey(cfg.NATS.NKey)
 				if err != nil {
 					return fmt.Errorf("nats.nkey: %w", err)
 				}
