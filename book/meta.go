@@ -59,6 +59,18 @@ import (
 //	removed:    when the worker was removed; absent while it is active. A
 //	            removed worker's record stays, so that its name and number
 //	            are never given to another.
+//
+// An observer's record (a key that may only read the cluster's status)
+// has version observerVersion, 2, and one more field:
+//
+//	role:       "observer".
+//
+// A record of version 1 has no role: it is a worker's, in books written
+// before observers and since. An observer's record has its own version
+// so that a c4book from before observers, which would take it for a
+// worker's and give its key a worker's rights, refuses it instead (a
+// record of an unknown version). Workers and observers share names and
+// numbers.
 
 // FormatVersion is the book format version this package writes and the
 // newest it reads.
@@ -71,11 +83,12 @@ const (
 	// 'T' was the kind of the task records of a job's plan, before plans
 	// moved to files beside the book: books written then may hold some,
 	// which nothing reads.
-	kindWorker    = 'W'
-	bookRecordLen = 3
-	jobVersion    = 1
-	workerVersion = 1
-	maxJobIDLen   = 255
+	kindWorker      = 'W'
+	bookRecordLen   = 3
+	jobVersion      = 1
+	workerVersion   = 1
+	observerVersion = 2
+	maxJobIDLen     = 255
 )
 
 // bookKey is the key of the book record.

@@ -10,16 +10,33 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// Worker is a worker machine registered in the book: the jobs of the book
-// accept it by its NATS nkey, and its results by the subject its name
-// gives it (see queue.WorkerPermissions). The record layout is in meta.go.
+// Worker is a key registered in the book: a worker machine, which the
+// jobs of the book accept by its NATS nkey, and its results by the
+// subject its name gives it (see queue.WorkerPermissions), or an
+// observer, which may only read the cluster's status
+// (queue.ObserverPermissions). Workers and observers share the registry:
+// one name, one number, never given twice. The record layout is in
+// meta.go.
 type Worker struct {
 	Name      string    `json:"name"`       // ValidWorkerName
 	PublicKey string    `json:"public_key"` // nkey user public key, "U..."
 	Number    uint32    `json:"number"`     // 1, 2, ... in order of registration, never reused
 	Added     time.Time `json:"added"`
 	Removed   time.Time `json:"removed,omitzero"` // zero while the worker is active
+	// Role is RoleWorker or RoleObserver; records read from a book are
+	// never "". A worker's record leaves it out (workerVersion 1, as
+	// before roles), an observer's has it (observerVersion).
+	Role Role `json:"role,omitempty"`
 }
+
+// Role is what a registered key may do.
+type Role string
+
+// The roles of registered keys.
+const (
+	RoleWorker   Role = "worker"   // solves tasks and publishes its own results
+	RoleObserver Role = "observer" // reads the cluster's status
+)
 
 // Active reports whether w is registered and not removed.
 func (w Worker) Active() bool { return w.Removed.IsZero() }
@@ -76,9 +93,21 @@ func workerKey(name string) []byte {
 
 // AddWorker registers a worker by name and nkey public key, synced, and
 // returns its record. The error wraps ErrWorkerExists when the name was
-// ever registered (a removed worker's name is not given to another) or
-// the key is another active worker's.
+// ever registered (a removed worker's or observer's name is not given to
+// another) or the key is another active worker's or observer's.
 func (b *Book) AddWorker(name, publicKey string) (Worker, error) {
+	return b.addKey(name, publicKey, RoleWorker)
+}
+
+// AddObserver registers an observer by name and nkey public key, as
+// AddWorker registers a worker: the same names and numbers, the same
+// errors.
+func (b *Book) AddObserver(name, publicKey string) (Worker, error) {
+	return b.addKey(name, publicKey, RoleObserver)
+}
+
+// addKey registers the key of a worker or observer, as role says.
+func (b *Book) addKey(name, publicKey string, role Role) (Worker, error) {
 	if err := b.check(true); err != nil {
 		return Worker{}, err
 	}
@@ -104,7 +133,7 @@ func (b *Book) AddWorker(name, publicKey string) (Worker, error) {
 		}
 		number = max(number, w.Number)
 	}
-	w := Worker{Name: name, PublicKey: publicKey, Number: number + 1, Added: time.Now().UTC()}
+	w := Worker{Name: name, PublicKey: publicKey, Number: number + 1, Added: time.Now().UTC(), Role: role}
 	return w, b.putWorker(&w)
 }
 
@@ -116,9 +145,10 @@ func removedNote(w Worker) string {
 	return ", removed " + w.Removed.Format(time.RFC3339)
 }
 
-// RemoveWorker marks the active worker name removed, synced: the jobs of
-// the book stop accepting its key. Its record stays. The error wraps
-// ErrNoWorker when there is no such active worker.
+// RemoveWorker marks the active worker or observer name removed, synced:
+// the jobs of the book stop accepting its key. Its record stays. The
+// error wraps ErrNoWorker when there is no such active worker or
+// observer.
 func (b *Book) RemoveWorker(name string) (Worker, error) {
 	if err := b.check(true); err != nil {
 		return Worker{}, err
@@ -136,13 +166,25 @@ func (b *Book) RemoveWorker(name string) (Worker, error) {
 	return w, b.putWorker(&w)
 }
 
-// putWorker stores w, synced.
+// putWorker stores w, synced: a worker as a record of workerVersion,
+// without its role, which every c4book reads; an observer as one of
+// observerVersion, which a c4book from before observers refuses rather
+// than take it for a worker's.
 func (b *Book) putWorker(w *Worker) error {
-	data, err := json.Marshal(w)
+	version := byte(observerVersion)
+	r := *w
+	switch w.Role {
+	case RoleWorker:
+		version, r.Role = workerVersion, ""
+	case RoleObserver:
+	default:
+		return fmt.Errorf("worker %q: role %q: want %q or %q", w.Name, w.Role, RoleWorker, RoleObserver)
+	}
+	data, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	return b.db.Set(workerKey(w.Name), append([]byte{workerVersion}, data...), pebble.Sync)
+	return b.db.Set(workerKey(w.Name), append([]byte{version}, data...), pebble.Sync)
 }
 
 // Worker returns the worker record of name, active or removed, and
@@ -194,9 +236,11 @@ func (b *Book) Workers() ([]Worker, error) {
 	return ws, nil
 }
 
-// decodeWorker decodes the worker record v stored at key k.
+// decodeWorker decodes the worker record v stored at key k. A record of
+// workerVersion is a worker's (it has no role); one of observerVersion
+// has its role, which must be one this version knows.
 func decodeWorker(k, v []byte) (Worker, error) {
-	if len(v) == 0 || v[0] != workerVersion {
+	if len(v) == 0 || v[0] != workerVersion && v[0] != observerVersion {
 		return Worker{}, &CorruptError{Key: k, Reason: "worker record: empty or of an unknown version"}
 	}
 	var w Worker
@@ -205,6 +249,13 @@ func decodeWorker(k, v []byte) (Worker, error) {
 	}
 	if len(k) < 2 || string(k[2:]) != w.Name || validPublicKey(w.PublicKey) != nil || w.Number == 0 {
 		return Worker{}, &CorruptError{Key: k, Reason: fmt.Sprintf("worker record of %q: name, key or number wrong", w.Name)}
+	}
+	switch {
+	case v[0] == workerVersion && w.Role == "":
+		w.Role = RoleWorker
+	case v[0] == observerVersion && w.Role == RoleObserver:
+	default:
+		return Worker{}, &CorruptError{Key: k, Reason: fmt.Sprintf("worker record of %q: role %q in a record of version %d", w.Name, w.Role, v[0])}
 	}
 	return w, nil
 }

@@ -75,3 +75,88 @@ func TestBook_AddWorker(t *testing.T) {
 		t.Errorf("Worker(lab_2) = %+v, %v, %v", w, ok, err)
 	}
 }
+
+func TestBook_AddObserver(t *testing.T) {
+	path := t.TempDir()
+	bk := openBook(t, path, testOptions(board4x4))
+	if _, err := bk.AddWorker("lab-1", testKey('A')); err != nil {
+		t.Fatal(err)
+	}
+	o, err := bk.AddObserver("ops", testKey('B'))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Number != 2 || o.Role != RoleObserver || !o.Active() {
+		t.Fatalf("AddObserver = %+v, want number 2, an active observer", o)
+	}
+	// Workers and observers share names and keys.
+	if _, err := bk.AddWorker("ops", testKey('C')); !errors.Is(err, ErrWorkerExists) {
+		t.Errorf("a worker named as the observer: %v, want ErrWorkerExists", err)
+	}
+	if _, err := bk.AddObserver("lab-1", testKey('C')); !errors.Is(err, ErrWorkerExists) {
+		t.Errorf("an observer named as the worker: %v, want ErrWorkerExists", err)
+	}
+	if _, err := bk.AddObserver("ops-2", testKey('A')); !errors.Is(err, ErrWorkerExists) {
+		t.Errorf("an observer with the worker's key: %v, want ErrWorkerExists", err)
+	}
+	// A worker's record is as it was before roles (version 1, no role),
+	// an observer's has its own version.
+	for name, want := range map[string]byte{"lab-1": workerVersion, "ops": observerVersion} {
+		v, closer, err := bk.db.Get(workerKey(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v[0] != want || strings.Contains(string(v), `"role"`) != (want == observerVersion) {
+			t.Errorf("record of %s: %q, want version %d, a role only for an observer", name, v, want)
+		}
+		closer.Close()
+	}
+	if _, err := bk.RemoveWorker("ops"); err != nil {
+		t.Fatal(err)
+	}
+	if err := bk.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	bk = openBook(t, path, nil)
+	ws, err := bk.Workers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != 2 || ws[0].Role != RoleWorker || ws[1].Role != RoleObserver || ws[1].Active() {
+		t.Errorf("after reopening: %+v; want worker lab-1, observer ops removed", ws)
+	}
+}
+
+// TestBook_workerRecordRoles: a record as c4book wrote it before roles is
+// a worker's; a record whose role and version disagree is corrupt, never
+// read as either.
+func TestBook_workerRecordRoles(t *testing.T) {
+	bk := openBook(t, t.TempDir(), testOptions(board4x4))
+	record := func(version byte, name, role string) []byte {
+		js := `{"name":"` + name + `","public_key":"` + testKey('A') + `","number":1,"added":"2026-11-26T13:08:50Z"`
+		if role != "" {
+			js += `,"role":"` + role + `"`
+		}
+		return append([]byte{version}, js+"}"...)
+	}
+	put := func(v []byte) {
+		if err := bk.db.Set(workerKey("w"), v, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(record(1, "w", ""))
+	if w, ok, err := bk.Worker("w"); err != nil || !ok || w.Role != RoleWorker || w.Number != 1 {
+		t.Errorf("a record from before roles: %+v, %v, %v; want worker number 1", w, ok, err)
+	}
+	for _, c := range []struct {
+		version byte
+		role    string
+	}{{1, "observer"}, {1, "worker"}, {2, ""}, {2, "worker"}, {2, "admin"}, {3, "observer"}} {
+		put(record(c.version, "w", c.role))
+		var corrupt *CorruptError
+		if w, _, err := bk.Worker("w"); !errors.As(err, &corrupt) {
+			t.Errorf("version %d, role %q: %+v, %v; want a CorruptError", c.version, c.role, w, err)
+		}
+	}
+}
