@@ -61,7 +61,7 @@ type NATS struct {
 	StoreDir string // nats.store-dir: JetStream directory of the embedded server; empty: "nats" inside the book directory
 	Monitor  string // nats.monitor: HOST:PORT of the embedded server's HTTP monitoring endpoint; empty: none
 	Creds    string // nats.creds: credentials file
-	NKey     string // nats.nkey: a worker's key file (c4book worker add)
+	NKey     string // nats.nkey: a worker's or an observer's key file (c4book worker add [--observer])
 	Token    string // nats.token: authentication token
 	User     string // nats.user: user name
 	Password string // nats.password: password of nats.user
@@ -173,7 +173,7 @@ var keys = []key{
 	{"nats.store-dir", "JetStream directory of the embedded server; empty: the directory nats inside the book directory", func(c *Config) any { return &c.NATS.StoreDir }},
 	{"nats.monitor", "HOST:PORT of the embedded server's HTTP monitoring endpoint (nats-server's /varz, /jsz, /healthz), without authentication: keep it on a private address; empty: none", func(c *Config) any { return &c.NATS.Monitor }},
 	{"nats.creds", "NATS credentials file", func(c *Config) any { return &c.NATS.Creds }},
-	{"nats.nkey", "a worker's key file, made by c4book worker add (mode 0600, its first lines name the worker): the worker proves who it is with it and publishes under that name", func(c *Config) any { return &c.NATS.NKey }},
+	{"nats.nkey", "a worker's key file, made by c4book worker add (mode 0600, its first lines name the worker): the worker proves who it is with it and publishes under that name; or an observer's, made by c4book worker add --observer, with which c4book status reads the cluster's status", func(c *Config) any { return &c.NATS.NKey }},
 	{"nats.token", "NATS authentication token", func(c *Config) any { return &c.NATS.Token }},
 	{"nats.user", "NATS user name", func(c *Config) any { return &c.NATS.User }},
 	{"nats.password", "password of nats.user", func(c *Config) any { return &c.NATS.Password }},

@@ -78,7 +78,7 @@ func connectError(cfg config.Config, err error) error {
 	n := cfg.NATS
 	if errors.Is(err, queue.ErrAuth) {
 		if n.Token == "" && n.User == "" && n.Creds == "" && n.NKey == "" && n.TLS.Cert == "" {
-			return fmt.Errorf("the server at %s needs credentials and none are set: set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password, or nats.creds, or nats.nkey (a worker's key file), to what the server expects: %w", n.URL, err)
+			return fmt.Errorf("the server at %s needs credentials and none are set: set nats.token (C4BOOK_NATS_TOKEN), or nats.user and nats.password, or nats.creds, or nats.nkey (a worker's or an observer's key file), to what the server expects: %w", n.URL, err)
 		}
 		if n.NKey != "" {
 			return fmt.Errorf("the server at %s refused the key of nats.nkey (%s): is the worker registered (c4book worker list on the coordinator's machine), or was it removed? %w", n.URL, n.NKey, err)

@@ -51,11 +51,19 @@ them. ETA is "--" until there are two reports of the phase, and "-" when
 nothing moved between them, when the job is not running, or when its
 coordinator has not reported for a minute. A server that does not answer,
 or a queue not set up yet, is said in place of the report, and the watch
-goes on.`
+goes on.
+
+Credentials are those of the other commands: the operator's token
+(nats.token) or user and password (nats.user, nats.password), or, on a
+cluster whose workers connect with keys, an observer's key (--nkey FILE,
+nats.nkey, made by "c4book worker add NAME --observer"), which may read
+the status and nothing else. A worker's key may not read it: status says
+so at once.`
 
 const statusExample = `  c4book status --nats nats://coordinator:4222
   c4book status --nats nats://coordinator:4222 --depth 12 --json
-  c4book status --nats nats://coordinator:4222 --watch --interval 10s`
+  c4book status --nats nats://coordinator:4222 --watch --interval 10s
+  c4book status --nats nats://coordinator:4222 --nkey ops.nkey --watch`
 
 // newStatusCommand builds "c4book status".
 func newStatusCommand(a *app) *cobra.Command {
@@ -63,7 +71,7 @@ func newStatusCommand(a *app) *cobra.Command {
 	var asJSON, watch bool
 	var interval time.Duration
 	cmd := &cobra.Command{
-		Use:     "status --nats URL [--job ID]... [--depth D] [--root MOVES] [--json | --watch [--interval D]]",
+		Use:     "status --nats URL [--nkey FILE] [--job ID]... [--depth D] [--root MOVES] [--json | --watch [--interval D]]",
 		Short:   "Show the jobs and workers of a NATS server",
 		Long:    statusLong,
 		Example: statusExample,
@@ -87,6 +95,9 @@ func newStatusCommand(a *app) *cobra.Command {
 			if !watch {
 				interval = 0
 			}
+			if err := checkStatusKey(cfg.NATS); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("depth") || cmd.Flags().Changed("root") {
 				board, err := solver.NewBoard(cfg.Board.Width, cfg.Board.Height)
 				if err != nil {
@@ -101,6 +112,8 @@ func newStatusCommand(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.String("nats", "", "`URL` of the NATS server (nats.url)")
 	bindKey(f, "nats", "nats.url")
+	f.String("nkey", "", "an observer's key `FILE`, made by c4book worker add NAME --observer (nats.nkey)")
+	bindKey(f, "nkey", "nats.nkey")
 	f.StringArrayVar(&jobs, "job", nil, "show the job `ID` (\"7x6-d12\", \"7x6-4453-d16\"); repeatable")
 	// No default is shown: without --depth, --root or --job every job is.
 	// --root alone takes its depth from generate.depth.
@@ -112,6 +125,39 @@ func newStatusCommand(a *app) *cobra.Command {
 	f.BoolVar(&watch, "watch", false, "show the status again every --interval until Ctrl-C, with each job's rate and ETA")
 	f.DurationVar(&interval, "interval", defaultWatchInterval, "time `D` between two reports of --watch")
 	return cmd
+}
+
+// statusCredentials says which credentials may read the cluster's
+// status, for the errors of status.
+const statusCredentials = "use an observer's key (c4book worker add NAME --observer on the coordinator's machine, then --nkey FILE), " +
+	"or the operator's nats.token, or nats.user and nats.password"
+
+// checkStatusKey refuses a key file of nats.nkey that is not an
+// observer's: a worker's key may not read the status, and the server
+// would refuse it after the connection.
+func checkStatusKey(n config.NATS) error {
+	if n.NKey == "" {
+		return nil
+	}
+	k, err := queue.ReadKey(n.NKey)
+	if err != nil {
+		return fmt.Errorf("nats.nkey: %w", err)
+	}
+	if k.Role != queue.RoleObserver { // a worker's: ReadKey knows no other role
+		return fmt.Errorf("nats.nkey (%s) is worker %s's key, and a worker's key cannot read the cluster's status (it may only take tasks and publish its own results): %s",
+			n.NKey, k.Name, statusCredentials)
+	}
+	return nil
+}
+
+// statusError explains err, the failure of a status read from the
+// server of cfg: credentials the server does not let read the status.
+func statusError(cfg config.Config, err error) error {
+	if errors.Is(err, queue.ErrForbidden) {
+		return fmt.Errorf("the server at %s does not let these credentials read the cluster's status (%s): %s: %w",
+			cfg.NATS.URL, credentialsSet(cfg.NATS), statusCredentials, err)
+	}
+	return err
 }
 
 // defaultWatchInterval is the time between two reports of status --watch:
@@ -150,14 +196,14 @@ func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, as
 	}
 	defer conn.Close()
 	if interval > 0 {
-		return watchStatus(ctx, a.stdout, isTerminal(a.stdout), conn, jobs, interval)
+		return statusError(cfg, watchStatus(ctx, a.stdout, isTerminal(a.stdout), conn, jobs, interval))
 	}
 	rep, err := readStatus(ctx, conn, jobs)
 	if errors.Is(err, queue.ErrNotReady) {
 		return fmt.Errorf("no coordinator has set up the queue on %s yet: %w", cfg.NATS.URL, err)
 	}
 	if err != nil {
-		return err
+		return statusError(cfg, err)
 	}
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -308,4 +309,86 @@ func TestStatus_watchUsage(t *testing.T) {
 			t.Errorf("%v: exit code %d, want 2", c.args, code)
 		}
 	}
+}
+
+// TestStatus_observerKey: on a cluster whose coordinator has keys and no
+// other credentials, an observer's key reads the status (once, --json and
+// --watch), a worker's key is refused at once with what can read it, and
+// observers come and go through the registry while the job runs.
+func TestStatus_observerKey(t *testing.T) {
+	isolateEnv(t)
+	defer func(d time.Duration) { registryPoll = d }(registryPoll)
+	registryPoll = 100 * time.Millisecond
+	dir := t.TempDir()
+	bookPath := filepath.Join(dir, "5x4.db")
+	keyOf := func(name string) string { return filepath.Join(dir, name+".nkey") }
+	wantOK(t, run(t, "", "worker", "add", "lab-1", "--book", bookPath, "--out", keyOf("lab-1"), "--width=5", "--height=4"))
+	wantOK(t, run(t, "", "worker", "add", "ops", "--observer", "--book", bookPath, "--out", keyOf("ops")))
+	// No worker joins: the job waits, and its server with it.
+	coord := startCommand(t, jobArgs("coordinator", bookPath, "--listen=127.0.0.1:0")...)
+	line := coord.stdout.waitLine(t, "workers connect to ", coord.done)
+	url := line[strings.LastIndex(line, " ")+1:]
+	w := startCommand(t, "status", "--nats", url, "--nkey", keyOf("ops"), "--watch", "--interval=100ms")
+	w.stdout.waitLine(t, "5x4-d10", w.done)
+	if r := w.stop(); r.err != nil {
+		t.Fatalf("status --watch with the observer's key: %v", r.err)
+	}
+	// lab-1's heartbeat, without solving: the job stays.
+	lab1, err := queue.Connect(context.Background(), queue.Options{URL: url, NKey: keyOf("lab-1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab1.Close()
+	if err := lab1.PutWorkerStatus(context.Background(), queue.WorkerStatus{WorkerID: "lab-1", Host: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	readStatusJSON := func(key string) statusReport {
+		t.Helper()
+		r := run(t, "", "status", "--nats", url, "--nkey", key, "--json")
+		wantOK(t, r)
+		var rep statusReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%v:\n%s", err, r.stdout)
+		}
+		return rep
+	}
+	if rep := readStatusJSON(keyOf("ops")); len(rep.Jobs) != 1 || rep.Jobs[0].JobID != "5x4-d10" || len(rep.Workers) != 1 || rep.Workers[0].WorkerID != "lab-1" {
+		t.Errorf("status with the observer's key: %+v; want job 5x4-d10 and worker lab-1", rep)
+	}
+
+	// A worker's key: refused before it connects.
+	r := run(t, "", "status", "--nats", url, "--nkey", keyOf("lab-1"))
+	wantErr(t, r, "is worker lab-1's key", "a worker's key cannot read the cluster's status", "--observer", "nats.token", "nats.user")
+	// A worker's key whose file claims to be an observer's: the server
+	// refuses the reads, and status says so at once.
+	data, err := os.ReadFile(keyOf("lab-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := filepath.Join(dir, "forged.nkey")
+	if err := os.WriteFile(forged, []byte(strings.ReplaceAll(string(data), "# worker:", "# observer:")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, "", "status", "--nats", url, "--nkey", forged)
+	wantErr(t, r, "does not let these credentials read the cluster's status", "nats.nkey is set", "--observer", "refused by the server's permissions")
+	// An observer's key cannot make a worker.
+	wantErr(t, run(t, "", workerArgs(url, "", "--nkey", keyOf("ops"))...), "is observer ops's key", "c4book worker add NAME")
+
+	// While the job runs: an observer added reads at once, one removed
+	// is refused.
+	r = run(t, "", "worker", "add", "ops-2", "--observer", "--book", bookPath, "--out", keyOf("ops-2"))
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "observer ops-2 (number 3) registered") {
+		t.Errorf("add while the job runs:\n%s", r.stdout)
+	}
+	if rep := readStatusJSON(keyOf("ops-2")); len(rep.Jobs) != 1 {
+		t.Errorf("status with the added observer's key: %+v", rep)
+	}
+	r = run(t, "", "worker", "remove", "ops", "--book", bookPath)
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "observer ops (number 2) removed") {
+		t.Errorf("remove while the job runs:\n%s", r.stdout)
+	}
+	wantErr(t, run(t, "", "status", "--nats", url, "--nkey", keyOf("ops")), "refused the key of nats.nkey")
+	coord.stop()
 }

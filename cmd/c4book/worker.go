@@ -70,6 +70,10 @@ func newWorkerCommand(a *app) *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("nats.nkey: %w", err)
 				}
+				if k.Role == queue.RoleObserver {
+					return fmt.Errorf("nats.nkey (%s) is observer %s's key, which may only read the cluster's status (c4book status --nkey %s): "+
+						"a worker needs a worker's key (c4book worker add NAME on the coordinator's machine)", cfg.NATS.NKey, k.Name, cfg.NATS.NKey)
+				}
 				if id != "" && id != k.Name {
 					return newUsageError(cmd, fmt.Errorf("--id %s: the key file %s is worker %s's, and the server lets it publish under that name only", id, cfg.NATS.NKey, k.Name))
 				}

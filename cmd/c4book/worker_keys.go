@@ -32,23 +32,31 @@ worker's machine only, and run the worker there with
 
 NAME is 1 to 64 letters, digits, '-' or '_', and is never given twice in
 a book, even after "worker remove". If a job is running on the book, the
-job applies the change within seconds, without stopping.`
+job applies the change within seconds, without stopping.
 
-const workerRemoveLong = `Remove a registered worker: the jobs on the book refuse its key from
-then on. A job running on the book applies it within seconds: the
-worker's connections are closed and it is refused when it tries to connect
-again; the job goes on with the others. The book keeps the record (the
-name is never given again).`
+--observer makes an observer's key instead: it may only read the
+cluster's status (c4book status --nkey FILE, with --watch or --json),
+and the server refuses it everything else. Give it to whoever watches
+the cluster; "worker list" shows it, "worker remove" removes it, as a
+worker's.`
+
+const workerRemoveLong = `Remove a registered worker or observer: the jobs on the book refuse its
+key from then on. A job running on the book applies it within seconds:
+the key's connections are closed and it is refused when it tries to
+connect again; the job goes on with the others. The book keeps the record
+(the name is never given again).`
 
 // newWorkerAddCommand builds "c4book worker add".
 func newWorkerAddCommand(a *app) *cobra.Command {
 	var out string
+	var observer bool
 	cmd := &cobra.Command{
-		Use:     "add NAME [--book PATH] [--out FILE]",
-		Short:   "Make a worker's key file and register the worker in the book",
-		Long:    workerAddLong,
-		Example: "  c4book worker add lab-3 --book depth12.db --out lab-3.nkey\n  scp lab-3.nkey lab-3:/etc/c4book/worker.nkey",
-		Args:    checkArgs(cobra.ExactArgs(1)),
+		Use:   "add NAME [--observer] [--book PATH] [--out FILE]",
+		Short: "Make a worker's (or an observer's) key file and register it in the book",
+		Long:  workerAddLong,
+		Example: "  c4book worker add lab-3 --book depth12.db --out lab-3.nkey\n  scp lab-3.nkey lab-3:/etc/c4book/worker.nkey\n" +
+			"  c4book worker add ops --observer --book depth12.db && c4book status --nats nats://coordinator:4222 --nkey ops.nkey",
+		Args: checkArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
@@ -61,22 +69,32 @@ func newWorkerAddCommand(a *app) *cobra.Command {
 			if out == "" {
 				out = name + ".nkey"
 			}
-			pub, err := queue.WriteWorkerKey(out, name)
+			role := book.RoleWorker
+			if observer {
+				role = book.RoleObserver
+			}
+			pub, err := queue.WriteKey(out, name, queue.Role(role))
 			if err != nil {
 				return err
 			}
-			w, err := changeRegistry(cmd, cfg, registryChange{op: "add", name: name, key: pub})
+			w, err := changeRegistry(cmd, cfg, registryChange{op: "add", name: name, key: pub, role: role})
 			if err != nil {
 				os.Remove(out) // no use without its registration
 				return err
 			}
-			fmt.Fprintf(a.stdout, "worker %s (number %d) registered in %s\nkey file: %s (mode 0600; copy it to the worker's machine only)\npublic key: %s\n",
-				w.Name, w.Number, cfg.Book.Path, out, w.PublicKey)
+			fmt.Fprintf(a.stdout, "%s %s (number %d) registered in %s\n", w.Role, w.Name, w.Number, cfg.Book.Path)
+			if w.Role == book.RoleObserver {
+				fmt.Fprintf(a.stdout, "key file: %s (mode 0600; it reads the cluster's status and nothing else)\npublic key: %s\n", out, w.PublicKey)
+				fmt.Fprintf(a.stdout, "to watch the cluster: c4book status --nats URL --nkey %s --watch\n", filepath.Base(out))
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "key file: %s (mode 0600; copy it to the worker's machine only)\npublic key: %s\n", out, w.PublicKey)
 			fmt.Fprintf(a.stdout, "on that machine: c4book worker --nats URL --nkey %s\n", filepath.Base(out))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the key to `FILE` (default NAME.nkey); never overwritten")
+	cmd.Flags().BoolVar(&observer, "observer", false, "make an observer's key, which may only read the cluster's status (c4book status --nkey)")
 	addRegistryFlags(cmd)
 	return cmd
 }
@@ -85,7 +103,7 @@ func newWorkerAddCommand(a *app) *cobra.Command {
 func newWorkerRemoveCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "remove NAME [--book PATH]",
-		Short: "Remove a registered worker: its key is refused from then on",
+		Short: "Remove a registered worker or observer: its key is refused from then on",
 		Long:  workerRemoveLong,
 		Args:  checkArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -97,7 +115,7 @@ func newWorkerRemoveCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "worker %s (number %d) removed from %s\n", w.Name, w.Number, cfg.Book.Path)
+			fmt.Fprintf(a.stdout, "%s %s (number %d) removed from %s\n", w.Role, w.Name, w.Number, cfg.Book.Path)
 			return nil
 		},
 	}
@@ -109,7 +127,7 @@ func newWorkerRemoveCommand(a *app) *cobra.Command {
 func newWorkerListCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--book PATH]",
-		Short: "List the workers registered in the book",
+		Short: "List the workers and observers registered in the book",
 		Args:  checkArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd)
@@ -125,13 +143,13 @@ func newWorkerListCommand(a *app) *cobra.Command {
 				return closeBook(bk, err)
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NUMBER\tNAME\tSTATE\tADDED\tPUBLIC KEY")
+			fmt.Fprintln(tw, "NUMBER\tNAME\tROLE\tSTATE\tADDED\tPUBLIC KEY")
 			for _, w := range ws {
 				state := "active"
 				if !w.Active() {
 					state = "removed " + w.Removed.Local().Format(time.DateTime)
 				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", w.Number, w.Name, state, w.Added.Local().Format(time.DateTime), w.PublicKey)
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", w.Number, w.Name, w.Role, state, w.Added.Local().Format(time.DateTime), w.PublicKey)
 			}
 			return closeBook(bk, tw.Flush())
 		},
@@ -140,12 +158,13 @@ func newWorkerListCommand(a *app) *cobra.Command {
 	return cmd
 }
 
-const workerConfLong = `Write the users of an external nats-server that give the workers
-registered in the book the rights they have on the coordinator's
-embedded server, and no more: the coordinator's user and password (from
-nats-server's environment: C4BOOK_NATS_USER, C4BOOK_NATS_PASSWORD) with
-every right, and each active worker by its key with a worker's
-permissions. scripts/nats-server-keys.conf includes the file
+const workerConfLong = `Write the users of an external nats-server that give the workers and
+observers registered in the book the rights they have on the
+coordinator's embedded server, and no more: the coordinator's user and
+password (from nats-server's environment: C4BOOK_NATS_USER,
+C4BOOK_NATS_PASSWORD) with every right, each active worker by its key
+with a worker's permissions, and each active observer with an
+observer's (read the status, nothing else). scripts/nats-server-keys.conf includes the file
 c4book-workers.conf beside it. After "worker add" or "remove", write it
 again and reload the server (nats-server --signal reload, or SIGHUP).
 
@@ -157,7 +176,7 @@ func newWorkerConfCommand(a *app) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:     "conf [--book PATH] [--out FILE]",
-		Short:   "Write the users of an external nats-server for the registered workers",
+		Short:   "Write the users of an external nats-server for the registered workers and observers",
 		Long:    workerConfLong,
 		Example: "  c4book worker conf --book depth12.db --out /etc/c4book/c4book-workers.conf && nats-server --signal reload",
 		Args:    checkArgs(cobra.NoArgs),
@@ -185,7 +204,13 @@ func newWorkerConfCommand(a *app) *cobra.Command {
 			if err := os.Rename(out+".tmp", out); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "%s: the coordinator and %d workers; reload nats-server to apply it.\n", out, len(keys))
+			observers := 0
+			for _, k := range keys {
+				if k.Role == queue.RoleObserver {
+					observers++
+				}
+			}
+			fmt.Fprintf(a.stderr, "%s: the coordinator, %d workers and %d observers; reload nats-server to apply it.\n", out, len(keys)-observers, observers)
 			return nil
 		},
 	}
@@ -208,10 +233,14 @@ func addRegistryFlags(cmd *cobra.Command) {
 // Whoever may write in the book's directory may change its workers, as
 // whoever may open the book may.
 //
-//	<book>/worker-requests/<unix ns>.req   "add NAME PUBKEY" or "remove NAME"
+//	<book>/worker-requests/<unix ns>.req   "add NAME PUBKEY", "add NAME PUBKEY observer" or "remove NAME"
 //	<book>/worker-requests/<unix ns>.taken the request, claimed by the job
-//	<book>/worker-requests/<unix ns>.ok    the record as applied: "NUMBER NAME PUBKEY"
+//	<book>/worker-requests/<unix ns>.ok    the record as applied: "NUMBER NAME PUBKEY ROLE"
 //	<book>/worker-requests/<unix ns>.err   why it was refused
+//
+// A worker's "add" has no role, as before observers; a job from before
+// them refuses an observer's as unreadable rather than register a worker,
+// and its answers have no role (the command reads them as a worker's).
 //
 // The command withdraws a request nobody took in time by removing its
 // .req file; the job claims one by renaming it, so one of the two wins.
@@ -227,6 +256,7 @@ var (
 // registryChange is one change of the registry.
 type registryChange struct {
 	op, name, key string
+	role          book.Role // of an add: RoleWorker or RoleObserver
 }
 
 // changeRegistry applies c to the book of cfg, through its running job if
@@ -250,7 +280,10 @@ func changeRegistry(cmd *cobra.Command, cfg config.Config, c registryChange) (bo
 
 // applyChange applies c to bk.
 func applyChange(bk *book.Book, c registryChange) (book.Worker, error) {
-	if c.op == "add" {
+	switch {
+	case c.op == "add" && c.role == book.RoleObserver:
+		return bk.AddObserver(c.name, c.key)
+	case c.op == "add":
 		return bk.AddWorker(c.name, c.key)
 	}
 	return bk.RemoveWorker(c.name)
@@ -268,6 +301,9 @@ func requestChange(ctx context.Context, path string, c registryChange) (book.Wor
 	if c.key != "" {
 		line += " " + c.key
 	}
+	if c.role == book.RoleObserver {
+		line += " " + string(book.RoleObserver)
+	}
 	if err := os.WriteFile(base+".tmp", []byte(line+"\n"), 0o600); err != nil {
 		return book.Worker{}, err
 	}
@@ -279,11 +315,15 @@ func requestChange(ctx context.Context, path string, c registryChange) (book.Wor
 		if data, err := os.ReadFile(base + ".ok"); err == nil {
 			os.Remove(base + ".ok")
 			f := strings.Fields(string(data))
-			if len(f) != 3 {
+			if len(f) != 3 && len(f) != 4 {
 				return book.Worker{}, fmt.Errorf("the job's answer %q is unreadable", data)
 			}
 			n, _ := strconv.ParseUint(f[0], 10, 32)
-			return book.Worker{Number: uint32(n), Name: f[1], PublicKey: f[2]}, nil
+			w := book.Worker{Number: uint32(n), Name: f[1], PublicKey: f[2], Role: book.RoleWorker}
+			if len(f) == 4 {
+				w.Role = book.Role(f[3])
+			}
+			return w, nil
 		}
 		if data, err := os.ReadFile(base + ".err"); err == nil {
 			os.Remove(base + ".err")
@@ -333,15 +373,18 @@ func applyRegistryRequests(bk *book.Book, log *slog.Logger, changed func()) bool
 		var w book.Worker
 		f := strings.Fields(string(data))
 		switch {
-		case len(f) == 3 && f[0] == "add" || len(f) == 2 && f[0] == "remove":
-			c := registryChange{op: f[0], name: f[1]}
-			if len(f) == 3 {
+		case len(f) == 3 && f[0] == "add" || len(f) == 4 && f[0] == "add" && f[3] == string(book.RoleObserver) || len(f) == 2 && f[0] == "remove":
+			c := registryChange{op: f[0], name: f[1], role: book.RoleWorker}
+			if len(f) >= 3 {
 				c.key = f[2]
+			}
+			if len(f) == 4 {
+				c.role = book.RoleObserver
 			}
 			w, err = applyChange(bk, c)
 			if err == nil {
 				applied = true
-				log.Info("worker registry changed", "op", c.op, "worker", c.name, "number", w.Number)
+				log.Info("worker registry changed", "op", c.op, "name", c.name, "role", w.Role, "number", w.Number)
 			}
 		default:
 			err = fmt.Errorf("unreadable request %q", data)
@@ -353,16 +396,26 @@ func applyRegistryRequests(bk *book.Book, log *slog.Logger, changed func()) bool
 	}
 	for _, o := range outcomes {
 		if o.err != nil {
-			_ = os.WriteFile(o.base+".err", []byte(o.err.Error()+"\n"), 0o600)
+			answer(o.base+".err", []byte(o.err.Error()+"\n"))
 		} else {
-			_ = os.WriteFile(o.base+".ok", fmt.Appendf(nil, "%d %s %s\n", o.w.Number, o.w.Name, o.w.PublicKey), 0o600)
+			answer(o.base+".ok", fmt.Appendf(nil, "%d %s %s %s\n", o.w.Number, o.w.Name, o.w.PublicKey, o.w.Role))
 		}
 		os.Remove(o.base + ".taken")
 	}
 	return applied
 }
 
-// activeWorkers returns the keys of the active workers of bk.
+// answer writes the job's answer to a request at path whole: written
+// beside it and renamed, since the command reads it as soon as it is
+// there.
+func answer(path string, data []byte) {
+	if os.WriteFile(path+".tmp", data, 0o600) == nil {
+		_ = os.Rename(path+".tmp", path)
+	}
+}
+
+// activeWorkers returns the keys of the active workers and observers of
+// bk, each with its role.
 func activeWorkers(bk *book.Book) ([]queue.WorkerKey, error) {
 	ws, err := bk.Workers()
 	if err != nil {
@@ -371,19 +424,31 @@ func activeWorkers(bk *book.Book) ([]queue.WorkerKey, error) {
 	keys := []queue.WorkerKey{}
 	for _, w := range ws {
 		if w.Active() {
-			keys = append(keys, queue.WorkerKey{Name: w.Name, PublicKey: w.PublicKey})
+			keys = append(keys, queue.WorkerKey{Name: w.Name, PublicKey: w.PublicKey, Role: queue.Role(w.Role)})
 		}
 	}
 	return keys, nil
 }
 
 // followRegistry applies the registry requests left for the job, every
-// registryPoll until ctx is done, and gives the server the active workers
-// after each change. After a change, and before the command that asked
-// for it hears back, snap takes a snapshot of the book: readers of the
-// book (c4book worker list) read its snapshots while the job holds it,
-// and would otherwise miss the change until the next one.
+// registryPoll until ctx is done. After a change, and before the command
+// that asked for it hears back, it gives the server the active workers
+// and observers, so that the command returns once an added key is
+// accepted and a removed one refused, and snap takes a snapshot of the
+// book: readers of the book (c4book worker list) read its snapshots while
+// the job holds it, and would otherwise miss the change until the next
+// one.
 func followRegistry(ctx context.Context, bk *book.Book, srv *queue.Server, snap *snapshotter, log *slog.Logger) {
+	changed := func() {
+		keys, err := activeWorkers(bk)
+		if err == nil {
+			err = srv.SetWorkers(keys)
+		}
+		if err != nil {
+			log.Error("worker registry: the server keeps its former workers", "error", err)
+		}
+		snap.take()
+	}
 	tick := time.NewTicker(registryPoll)
 	defer tick.Stop()
 	for {
@@ -392,15 +457,6 @@ func followRegistry(ctx context.Context, bk *book.Book, srv *queue.Server, snap 
 			return
 		case <-tick.C:
 		}
-		if !applyRegistryRequests(bk, log, snap.take) {
-			continue
-		}
-		keys, err := activeWorkers(bk)
-		if err == nil {
-			err = srv.SetWorkers(keys)
-		}
-		if err != nil {
-			log.Error("worker registry: the server keeps its former workers", "error", err)
-		}
+		applyRegistryRequests(bk, log, changed)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -40,7 +41,7 @@ func TestWorkerAdd(t *testing.T) {
 
 	r = run(t, "", "worker", "list", "--book", bookPath)
 	wantOK(t, r)
-	if lines := outputLines(r.stdout); len(lines) != 2 || !strings.Contains(lines[1], "lab-1  active") {
+	if lines := outputLines(r.stdout); len(lines) != 2 || !strings.Contains(lines[1], "lab-1  worker  active") {
 		t.Errorf("worker list:\n%s", r.stdout)
 	}
 	wantOK(t, run(t, "", "worker", "add", "lab-2", "--book", bookPath, "--out", filepath.Join(dir, "lab-2.nkey")))
@@ -58,8 +59,56 @@ func TestWorkerAdd(t *testing.T) {
 	wantOK(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath))
 	wantErr(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath), "no such worker")
 	r = run(t, "", "worker", "list", "--book", bookPath)
-	if !strings.Contains(r.stdout, "lab-1  removed ") {
+	if !strings.Contains(r.stdout, "lab-1  worker  removed ") {
 		t.Errorf("worker list after remove:\n%s", r.stdout)
+	}
+}
+
+// TestWorkerAdd_observer: an observer's key is registered, listed,
+// written into the external server's users and removed as a worker's,
+// with its role.
+func TestWorkerAdd_observer(t *testing.T) {
+	isolateEnv(t)
+	dir := t.TempDir()
+	bookPath := filepath.Join(dir, "5x4.db")
+	key := filepath.Join(dir, "ops.nkey")
+	wantOK(t, run(t, "", "worker", "add", "lab-1", "--book", bookPath, "--out", filepath.Join(dir, "lab-1.nkey"), "--width=5", "--height=4"))
+	r := run(t, "", "worker", "add", "ops", "--observer", "--book", bookPath, "--out", key)
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "observer ops (number 2) registered in "+bookPath) || !strings.Contains(r.stdout, "c4book status --nats URL --nkey ops.nkey") {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	if k, err := queue.ReadKey(key); err != nil || k.Role != queue.RoleObserver || k.Name != "ops" {
+		t.Errorf("key file: %+v, %v; want observer ops's", k, err)
+	}
+	// The names are the workers' names.
+	wantErr(t, run(t, "", "worker", "add", "ops", "--book", bookPath, "--out", filepath.Join(dir, "w.nkey")), "already registered")
+	wantErr(t, run(t, "", "worker", "add", "lab-1", "--observer", "--book", bookPath, "--out", filepath.Join(dir, "o.nkey")), "already registered")
+
+	r = run(t, "", "worker", "list", "--book", bookPath)
+	wantOK(t, r)
+	if lines := outputLines(r.stdout); len(lines) != 3 || !fieldsStartWith(lines[0], []string{"NUMBER", "NAME", "ROLE", "STATE"}) ||
+		!fieldsStartWith(lines[1], []string{"1", "lab-1", "worker", "active"}) || !fieldsStartWith(lines[2], []string{"2", "ops", "observer", "active"}) {
+		t.Errorf("worker list:\n%s", r.stdout)
+	}
+	r = run(t, "", "worker", "conf", "--book", bookPath)
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "# observer ops\n") || !strings.Contains(r.stdout, `"$JS.API.DIRECT.GET.KV_c4book-status.$KV.c4book-status.>"`) ||
+		!strings.Contains(r.stdout, `"_INBOX_c4book.ops.>"`) || strings.Count(r.stdout, "c4book.results.") != 1 {
+		t.Errorf("worker conf: want the observer with its permissions, the worker alone with results:\n%s", r.stdout)
+	}
+	r = run(t, "", "worker", "remove", "ops", "--book", bookPath)
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "observer ops (number 2) removed") {
+		t.Errorf("remove:\n%s", r.stdout)
+	}
+	if r = run(t, "", "worker", "conf", "--book", bookPath); strings.Contains(r.stdout, "ops") {
+		t.Errorf("worker conf after removing ops:\n%s", r.stdout)
+	}
+	// The two packages spell the roles alike: the registry's role is
+	// handed to the server as it is.
+	if queue.Role(book.RoleObserver) != queue.RoleObserver || queue.Role(book.RoleWorker) != queue.RoleWorker {
+		t.Errorf("roles: book %q, %q; queue %q, %q", book.RoleWorker, book.RoleObserver, queue.RoleWorker, queue.RoleObserver)
 	}
 }
 
@@ -98,7 +147,7 @@ func TestCoordinator_workerKeys(t *testing.T) {
 	// not after the next book.snapshot-interval (1m).
 	r = run(t, "", "worker", "list", "--book", bookPath)
 	wantOK(t, r)
-	if !strings.Contains(r.stderr, "reading its snapshot") || !strings.Contains(r.stdout, "lab-3  active") || !strings.Contains(r.stdout, "lab-2  removed") {
+	if !strings.Contains(r.stderr, "reading its snapshot") || !strings.Contains(r.stdout, "lab-3  worker  active") || !strings.Contains(r.stdout, "lab-2  worker  removed") {
 		t.Errorf("worker list while the job runs:\n%s\n%s", r.stdout, r.stderr)
 	}
 
