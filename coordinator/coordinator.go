@@ -130,6 +130,7 @@ type Summary struct {
 	CrossSkipped  int64            // cross-checked tasks whose copies one worker alone answered, no other having answered in the run: stored on its word
 	Requeued      int64            // positions stored on the word of workers quarantined later, marked not done and solved again
 	Overdue       int64            // tasks published again because they were out too long (overdue.go)
+	Repaired      []string         // parts of the queue deleted while the job ran, set up again (queue.Conn.RepairQueue)
 	ByWorker      map[string]int64 // positions solved in this run, by worker id
 	// Workers counts, by worker id (the sender of the results), the
 	// results accepted and rejected in this run, and the cross-checks
@@ -228,6 +229,7 @@ type job struct {
 	diskFull      atomic.Bool            // writes wait for disk space
 	registered    map[string]book.Worker // registered workers, by name, as looked up
 	watch         *overdueWatch          // how long tasks take; set when solving starts
+	malformed     int64                  // malformed results dropped in this run
 
 	countsMu sync.Mutex // guards summary.Workers, read by putStatus from other goroutines
 
@@ -453,6 +455,9 @@ func (j *job) solve(ctx context.Context) error {
 			}
 			continue
 		case <-status.C:
+			if err := j.repairQueue(ctx, &results); err != nil {
+				return err
+			}
 			if err := j.republishOverdue(ctx); err != nil {
 				return err
 			}
@@ -469,6 +474,17 @@ func (j *job) solve(ctx context.Context) error {
 		case ctx.Err() != nil:
 			j.putStatus(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
 			return ctx.Err()
+		case errors.Is(err, queue.ErrNotReady):
+			// A part of the queue is gone (deleted by a client with every
+			// right): set up again at once.
+			if err := j.repairQueue(ctx, &results); err != nil {
+				return err
+			}
+			select { // not a hot loop if it was something else
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+			}
+			continue
 		case errors.Is(err, errNoResult):
 			if time.Since(lastResult) >= j.cfg.IdleCheck {
 				lastResult = time.Now()
@@ -592,7 +608,10 @@ func (j *job) fetch(ctx context.Context, results Results, wait time.Duration) (i
 	cancel()
 	for _, d := range bad {
 		j.summary.Rejected++
-		j.log.Warn("malformed result dropped", "sender", d.Sender, "subject", d.Subject, "error", d.Err)
+		j.malformed++
+		if floodLogged(j.malformed) {
+			j.log.Warn("malformed result dropped", "sender", d.Sender, "subject", d.Subject, "error", d.Err, "dropped so far", j.malformed)
+		}
 	}
 	switch {
 	case ctx.Err() != nil:

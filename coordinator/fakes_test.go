@@ -110,7 +110,10 @@ func (q *fakeQueue) TaskBySeq(context.Context, uint64) (queue.Task, error) {
 	return queue.Task{}, errors.New("fakeQueue: no task")
 }
 func (q *fakeQueue) DeleteTask(context.Context, uint64) error { return nil }
-func (q *fakeQueue) RemoveJob(context.Context, string) error  { return nil }
+func (q *fakeQueue) RepairQueue(context.Context, queue.StreamConfig, string) ([]string, error) {
+	return nil, nil
+}
+func (q *fakeQueue) RemoveJob(context.Context, string) error { return nil }
 func (q *fakeQueue) StrandedTasks(context.Context, string) ([]uint64, bool, error) {
 	return nil, false, nil
 }

@@ -46,6 +46,7 @@ type Queue interface {
 	DeleteTask(ctx context.Context, seq uint64) error
 	StrandedTasks(ctx context.Context, job string) (seqs []uint64, idle bool, err error)
 	RemoveJob(ctx context.Context, job string) error
+	RepairQueue(ctx context.Context, cfg queue.StreamConfig, job string) ([]string, error)
 	PutJobStatus(ctx context.Context, s queue.JobStatus) error
 }
 

@@ -181,11 +181,16 @@ func (j *job) registeredWorker(name string) (book.Worker, bool) {
 // must not flood the log.
 func (j *job) unsigned(worker string, task uint64) {
 	j.summary.Unsigned++
-	if n := j.summary.Unsigned; n <= 10 || n%1000 == 0 {
+	if floodLogged(j.summary.Unsigned) {
 		j.log.Warn("result refused: not signed by the key of the worker whose subject it is on (a reply another worker had the server write there, or a forgery); not counted against the worker",
-			"worker", worker, "task", task, "refused so far", n)
+			"worker", worker, "task", task, "refused so far", j.summary.Unsigned)
 	}
 }
+
+// floodLogged reports whether the n-th message of a kind anyone can send
+// in floods is logged: the first ten, then one in 1,000 (each saying how
+// many so far).
+func floodLogged(n int64) bool { return n <= 10 || n%1000 == 0 }
 
 // quarantine ignores worker's results from now on.
 func (j *job) quarantine(worker string) {

@@ -548,6 +548,9 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 	case s.CrossSkipped > 0:
 		row("cross-checks skipped", formatCount(s.CrossSkipped), "(tasks whose copies one worker answered alone, before any other: stored on its word)")
 	}
+	if len(s.Repaired) > 0 {
+		row("queue set up again", fmt.Sprint(len(s.Repaired)), "(deleted while the job ran: "+strings.Join(s.Repaired, ", ")+")")
+	}
 	if s.Overdue > 0 {
 		row("tasks overdue", formatCount(s.Overdue), "(out too long, held by a worker that does not answer or lost from the queue: published again)")
 	}

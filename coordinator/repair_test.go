@@ -1,0 +1,112 @@
+package coordinator_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// TestRun_queueDeleted: a client with the operator's token deletes, while
+// a job runs, the workers' consumer, then the task stream and the job's
+// result consumer. The coordinator sets each up again, says so, publishes
+// again the tasks that were out, and the job ends with an exact book.
+// Before, the job waited until its coordinator was started again.
+func TestRun_queueDeleted(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	dir := t.TempDir()
+	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Token: "operator"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	conn, err := srv.Connect("coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	bk, err := book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bk.Close() })
+	c := &cluster{server: srv, conn: conn, book: bk, board: b, stream: queue.StreamConfig{AckWait: 2 * time.Second, MaxDeliver: 3}}
+	if err := conn.EnsureStreams(context.Background(), c.stream); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := nats.Connect(srv.ClientURL(), nats.Token("operator"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(raw.Close)
+	js, err := jetstream.New(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 2}
+	var results atomic.Int64
+	step := make(chan int64, 100)
+	done := make(chan struct{})
+	var sum coordinator.Summary
+	var runErr error
+	go func() {
+		defer close(done)
+		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: bk, Queue: conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
+			OnResult: func(string, bool) {
+				select {
+				case step <- results.Add(1):
+				default:
+				}
+			}})
+	}()
+	wait := c.startWorker(t, ctx, "w")
+	defer func() { cancel(); wait() }()
+	waitResults := func(n int64) {
+		t.Helper()
+		for got := range step {
+			if got >= n {
+				return
+			}
+		}
+	}
+	waitResults(5)
+	if err := js.DeleteConsumer(ctx, queue.TaskStream, queue.WorkerConsumer); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("deleted the workers' consumer")
+	waitResults(results.Load() + 5)
+	if err := js.DeleteStream(ctx, queue.TaskStream); err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteConsumer(ctx, queue.ResultStream, queue.ResultConsumer(spec.ID())); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("deleted the task stream and the job's result consumer")
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("the job did not end within 2 minutes of parts of its queue being deleted")
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	for _, part := range []string{queue.PartWorkerConsumer, queue.PartTaskStream, queue.PartResultConsumer} {
+		if !slices.Contains(sum.Repaired, part) {
+			t.Errorf("repaired %q, want %s among them", sum.Repaired, part)
+		}
+	}
+	checkBook(t, b, bk, spec.Root, spec.Depth)
+}
