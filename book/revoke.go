@@ -36,7 +36,8 @@ const revokeBatch = 10000
 
 // RevokeReport is what RevokeWorker did.
 type RevokeReport struct {
-	Worker Worker
+	Worker  Worker // zero for RevokeUnkeyed
+	Unkeyed bool   // the entries of no registered worker were revoked (RevokeUnkeyed)
 	// Solved and Derived are the entries removed, by depth (index: the
 	// depth; as long as the book's board has depths): those the worker
 	// solved, and the derived entries shallower than its deepest one.
@@ -79,9 +80,27 @@ func (b *Book) RevokeWorker(name string) (RevokeReport, error) {
 	if !ok {
 		return RevokeReport{}, fmt.Errorf("worker %q: %w: the book %s registers no worker of that name (c4book worker list shows those it does)", name, ErrNoWorker, b.path)
 	}
+	return b.revoke(RevokeReport{Worker: w}, w.Number)
+}
+
+// RevokeUnkeyed is RevokeWorker of the entries solved by no registered
+// worker (worker number 0): those of workers that connected with the
+// operator's token or without credentials, a job's own local worker's,
+// and any result the token's holder forged under a name the book does not
+// register. Such workers have no identity to quarantine.
+func (b *Book) RevokeUnkeyed() (RevokeReport, error) {
+	if err := b.check(true); err != nil {
+		return RevokeReport{}, err
+	}
+	return b.revoke(RevokeReport{Unkeyed: true}, 0)
+}
+
+// revoke removes the entries solved by the worker of number n, and the
+// derived entries that may depend on them, into r (see RevokeWorker).
+func (b *Book) revoke(r RevokeReport, n uint32) (RevokeReport, error) {
 	depths := b.board.Cells() + 1
-	r := RevokeReport{Worker: w, Solved: make([]int64, depths), Derived: make([]int64, depths), Deepest: -1}
-	solvedBy := func(v Value) bool { return v.Origin == OriginSolved && v.Worker == w.Number }
+	r.Solved, r.Derived, r.Deepest = make([]int64, depths), make([]int64, depths), -1
+	solvedBy := func(v Value) bool { return v.Origin == OriginSolved && v.Worker == n }
 
 	// 1. Read: the depths of the worker's entries.
 	for e, err := range b.Entries(0, depths-1) {
@@ -97,7 +116,8 @@ func (b *Book) RevokeWorker(name string) (RevokeReport, error) {
 	}
 
 	// 2. Mark the jobs.
-	if r.Jobs, err = b.markRevoked(w.Name, r.Deepest); err != nil {
+	var err error
+	if r.Jobs, err = b.markRevoked(r.Worker.Name, r.Deepest); err != nil {
 		return r, err
 	}
 
@@ -123,8 +143,8 @@ func (b *Book) RevokeWorker(name string) (RevokeReport, error) {
 }
 
 // markRevoked marks the jobs whose positions reach depth deepest or above
-// to make their plan again, and quarantines worker in every job; it
-// returns the ids of the jobs marked.
+// to make their plan again, and quarantines worker in every job (none for
+// ""); it returns the ids of the jobs marked.
 func (b *Book) markRevoked(worker string, deepest int) ([]string, error) {
 	jobs, err := b.Jobs()
 	if err != nil {
@@ -136,15 +156,19 @@ func (b *Book) markRevoked(worker string, deepest int) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("job %q: root: %w", j.ID, err)
 		}
-		if !slices.Contains(j.Quarantined, worker) {
+		if worker != "" && !slices.Contains(j.Quarantined, worker) {
 			j.Quarantined = append(j.Quarantined, worker)
+		}
+		who := "worker " + worker
+		if worker == "" {
+			who = "the results without a key"
 		}
 		// A job holds positions of depths root.Moves() to j.Depth: the
 		// derived entries removed are all shallower than deepest.
 		if root.Moves() <= deepest {
 			j.Replan = true
 			j.State = JobPlanning
-			j.Message = fmt.Sprintf("worker %s revoked: run the job again to solve and derive the positions removed", worker)
+			j.Message = fmt.Sprintf("%s revoked: run the job again to solve and derive the positions removed", who)
 			marked = append(marked, j.ID)
 		}
 		if _, err := b.PutJob(j); err != nil {

@@ -159,3 +159,37 @@ func TestOpen_version1Book(t *testing.T) {
 		t.Fatalf("written %+v, read %+v, %v", p.Value, v, err)
 	}
 }
+
+// TestBook_RevokeUnkeyed: the entries solved by no registered worker go,
+// with the derived ones that may depend on them; the registered workers'
+// stay, and nobody is quarantined.
+func TestBook_RevokeUnkeyed(t *testing.T) {
+	bk, entries := revokeBook(t)
+	r, err := bk.RevokeUnkeyed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unkeyed int64
+	for _, e := range entries {
+		v, ok, err := bk.GetEntry(e.Depth, e.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case e.Origin == OriginSolved && e.Worker == 0:
+			unkeyed++
+			if ok {
+				t.Errorf("%v: an unkeyed entry left", e)
+			}
+		case e.Origin == OriginSolved && (!ok || v.Worker != e.Worker):
+			t.Errorf("%v: a registered worker's entry removed or changed (%v, %v)", e, v, ok)
+		}
+	}
+	if solved, _ := r.Total(); !r.Unkeyed || solved != unkeyed || unkeyed == 0 || !slices.Equal(r.Jobs, []string{"a"}) {
+		t.Errorf("report %+v: want the %d unkeyed entries removed, job a marked", r, unkeyed)
+	}
+	j, _, _ := bk.Job("a")
+	if !j.Replan || len(j.Quarantined) != 0 {
+		t.Errorf("job a: replan %v, quarantined %q; want replanned, nobody quarantined", j.Replan, j.Quarantined)
+	}
+}

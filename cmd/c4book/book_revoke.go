@@ -24,15 +24,18 @@ also refuses its key.
 
 NAME is a registered worker (c4book worker list), active or removed.
 Entries solved by workers without a key (a shared token, no
-authentication) record no worker and cannot be revoked by name. The book
+authentication, a job's own local worker) record no worker and cannot be
+revoked by name: --unkeyed revokes all of them at once (results a holder
+of the token forged among them). The book
 must not be in use by a job: stop the job first. Interrupted, revoke can
 be run again: it finishes what it started.`
 
 // newBookRevokeCommand builds "c4book book revoke".
 func newBookRevokeCommand(a *app) *cobra.Command {
 	var name string
+	var unkeyed bool
 	cmd := &cobra.Command{
-		Use:     "revoke --worker NAME [--book PATH]",
+		Use:     "revoke --worker NAME | --unkeyed [--book PATH]",
 		Short:   "Remove a worker's results, and the scores derived from them, so that the job solves them again",
 		Long:    bookRevokeLong,
 		Example: "  c4book book revoke --worker lab-3 --book depth12.db\n  c4book generate --depth 12 --book depth12.db",
@@ -42,11 +45,15 @@ func newBookRevokeCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if name == "" {
-				return newUsageError(cmd, errors.New("--worker NAME is required: the registered worker whose results to remove (c4book worker list)"))
-			}
-			if err := book.ValidWorkerName(name); err != nil {
-				return newUsageError(cmd, fmt.Errorf("--worker: %w", err))
+			switch {
+			case name != "" && unkeyed:
+				return newUsageError(cmd, errors.New("--worker and --unkeyed: one at a time"))
+			case name == "" && !unkeyed:
+				return newUsageError(cmd, errors.New("--worker NAME or --unkeyed is required: the registered worker whose results to remove (c4book worker list), or all results without a key"))
+			case !unkeyed:
+				if err := book.ValidWorkerName(name); err != nil {
+					return newUsageError(cmd, fmt.Errorf("--worker: %w", err))
+				}
 			}
 			path := bookPath(cfg)
 			bk, err := openBook(cmd, cfg, path, bookReadWrite)
@@ -56,7 +63,11 @@ func newBookRevokeCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r, err := bk.RevokeWorker(name)
+			revoke := func() (book.RevokeReport, error) { return bk.RevokeWorker(name) }
+			if unkeyed {
+				revoke = bk.RevokeUnkeyed
+			}
+			r, err := revoke()
 			if err != nil {
 				return closeBook(bk, err)
 			}
@@ -65,17 +76,26 @@ func newBookRevokeCommand(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&name, "worker", "", "the registered worker `NAME` whose results to remove")
+	cmd.Flags().BoolVar(&unkeyed, "unkeyed", false, "remove every result solved without a key (no registered worker)")
 	return cmd
 }
 
 // printRevoke writes what a revocation did.
 func printRevoke(w io.Writer, path string, r book.RevokeReport) {
 	solved, derived := r.Total()
+	who := fmt.Sprintf("worker %s (number %d)", r.Worker.Name, r.Worker.Number)
+	if r.Unkeyed {
+		who = "the workers without a key"
+	}
 	if solved == 0 {
-		fmt.Fprintf(w, "The book %s holds no entry solved by worker %s (number %d): nothing removed.\n", path, r.Worker.Name, r.Worker.Number)
+		fmt.Fprintf(w, "The book %s holds no entry solved by %s: nothing removed.\n", path, who)
 		return
 	}
-	fmt.Fprintf(w, "Worker %s (number %d) revoked in %s:\n", r.Worker.Name, r.Worker.Number, path)
+	if r.Unkeyed {
+		fmt.Fprintf(w, "Results without a key revoked in %s:\n", path)
+	} else {
+		fmt.Fprintf(w, "Worker %s (number %d) revoked in %s:\n", r.Worker.Name, r.Worker.Number, path)
+	}
 	fmt.Fprintf(w, "  removed %s entries it solved (%s)\n", formatCount(solved), depthSpan(r.Solved))
 	if derived > 0 {
 		fmt.Fprintf(w, "  removed %s derived entries that may depend on them (%s)\n", formatCount(derived), depthSpan(r.Derived))
@@ -86,7 +106,7 @@ func printRevoke(w io.Writer, path string, r book.RevokeReport) {
 	} else {
 		fmt.Fprintln(w, "No job of the book holds these positions: generate them again with a job that does.")
 	}
-	if r.Worker.Active() {
+	if !r.Unkeyed && r.Worker.Active() {
 		fmt.Fprintf(w, "Worker %s is still registered: c4book worker remove %s refuses its key.\n", r.Worker.Name, r.Worker.Name)
 	}
 }

@@ -52,7 +52,8 @@ func TestBookRevoke(t *testing.T) {
 	})
 
 	t.Run("refusals", func(t *testing.T) {
-		wantErr(t, run(t, "", "book", "revoke", "--book", path), "--worker NAME is required")
+		wantErr(t, run(t, "", "book", "revoke", "--book", path), "--worker NAME or --unkeyed is required")
+		wantErr(t, run(t, "", "book", "revoke", "--worker", "liar", "--unkeyed", "--book", path), "one at a time")
 		wantErr(t, run(t, "", "book", "revoke", "--worker", "nobody", "--book", path), `worker "nobody": no such worker`, "registers no worker of that name")
 		wantErr(t, run(t, "", "book", "revoke", "--worker", "a.b", "--book", path), "not a letter")
 		withBook(t, path, func(*book.Book) {
