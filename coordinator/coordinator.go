@@ -57,6 +57,13 @@ type Config struct {
 	// reliably, are not reported. For metrics; the default value (nil)
 	// reports nothing.
 	OnResult func(worker string, accepted bool)
+	// OnQuarantine, if set, is called with a worker quarantined for the
+	// job, once the job's record in the book says so: a process that runs
+	// the server can then refuse the worker's key, so that it takes no
+	// more tasks (a quarantined worker's results are ignored, but every
+	// task it takes waits to be published again). Called on the
+	// collecting goroutine. The default value (nil) does nothing.
+	OnQuarantine func(worker string)
 	// StatusEvery is how often the job status is stored in the queue's
 	// status bucket and the job record in the book. The default value is
 	// 5 seconds.

@@ -15,7 +15,9 @@ import (
 // idle and recoverStranded never runs; an honest job would wait for ever.
 // So the coordinator watches its tasks itself: a task out for longer than
 // overdueAfter, while a task published after it has been answered (it is
-// not merely waiting its turn in the queue), is published again. Any
+// not merely waiting its turn in the queue) or while no task waits in the
+// queue at all (so every task out is in a worker's hands, or lost: the end
+// of a job, where a hoarder holds the last tasks), is published again. Any
 // worker may take the new copy; the first answer is stored, a later one is
 // a harmless duplicate. overdueAfter is ten times the 90th percentile of
 // how long the answered tasks took, publish to answer, and never less than
@@ -67,12 +69,12 @@ func (w *overdueWatch) after() time.Duration {
 }
 
 // overdue returns the tasks among out (indexes of tasks with a copy out)
-// that are overdue at now.
-func (w *overdueWatch) overdue(out []int, now time.Time) []int {
+// that are overdue at now; idle says that no task waits in the queue.
+func (w *overdueWatch) overdue(out []int, now time.Time, idle bool) []int {
 	limit := now.Add(-w.after()).UnixNano()
 	var late []int
 	for _, i := range out {
-		if s := w.sentAt[i]; s != 0 && s < limit && s < w.lastSent {
+		if s := w.sentAt[i]; s != 0 && s < limit && (idle || s < w.lastSent) {
 			late = append(late, i)
 		}
 	}
@@ -87,7 +89,14 @@ func (j *job) republishOverdue(ctx context.Context) error {
 			out = append(out, i)
 		}
 	}
-	late := j.watch.overdue(out, time.Now())
+	if len(out) == 0 {
+		return nil
+	}
+	waiting, err := j.cfg.Queue.TasksWaiting(ctx)
+	if err != nil {
+		waiting = 1 // unknown: only the tasks answered after count
+	}
+	late := j.watch.overdue(out, time.Now(), waiting == 0)
 	if len(late) == 0 {
 		return nil
 	}

@@ -23,15 +23,19 @@ func TestOverdueWatch(t *testing.T) {
 	if got := w.after(); got != 10*time.Second {
 		t.Errorf("after() = %v, want 10s", got)
 	}
-	if got := w.overdue([]int{0, 1, 2}, t0.Add(9*time.Second)); len(got) != 0 {
+	if got := w.overdue([]int{0, 1, 2}, t0.Add(9*time.Second), false); len(got) != 0 {
 		t.Errorf("overdue at 9 s: %v, want none", got)
 	}
-	if got := w.overdue([]int{0, 1, 2}, t0.Add(11500*time.Millisecond)); !slices.Equal(got, []int{0, 1}) {
+	if got := w.overdue([]int{0, 1, 2}, t0.Add(11500*time.Millisecond), false); !slices.Equal(got, []int{0, 1}) {
 		t.Errorf("overdue at 11.5 s: %v, want [0 1] (2 was sent at 2 s)", got)
 	}
 	// A task published after every answered one only waits its turn.
 	w.sent(1, t0.Add(20*time.Second))
-	if got := w.overdue([]int{1}, t0.Add(60*time.Second)); len(got) != 0 {
+	if got := w.overdue([]int{1}, t0.Add(60*time.Second), false); len(got) != 0 {
 		t.Errorf("overdue: %v, want none: nothing published after task 1 was answered", got)
+	}
+	// Unless nothing waits in the queue: then it is in a worker's hands.
+	if got := w.overdue([]int{1}, t0.Add(60*time.Second), true); !slices.Equal(got, []int{1}) {
+		t.Errorf("overdue with the queue idle: %v, want [1]", got)
 	}
 }

@@ -105,6 +105,8 @@ func (j *job) quarantineForJob(worker, why string) {
 	j.record.Quarantined = append(j.record.Quarantined, worker)
 	if err := j.save(j.record.State, j.record.Message); err != nil {
 		j.log.Warn("storing the quarantine in the job record", "worker", worker, "error", err)
+	} else if j.cfg.OnQuarantine != nil {
+		j.cfg.OnQuarantine(worker)
 	}
 	// A first result of a cross-check awaiting a second one is void.
 	for i, r := range j.firstResults {

@@ -408,6 +408,24 @@ func (c *Conn) StrandedTasks(ctx context.Context, job string) (seqs []uint64, id
 	}
 }
 
+// TasksWaiting returns the number of tasks, of any job, in the task
+// stream and not delivered to any worker yet.
+func (c *Conn) TasksWaiting(ctx context.Context) (uint64, error) {
+	s, err := c.stream(ctx, TaskStream)
+	if err != nil {
+		return 0, err
+	}
+	cons, err := s.Consumer(ctx, WorkerConsumer)
+	if err != nil {
+		return 0, c.notReady("bind consumer "+WorkerConsumer, err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return 0, c.notReady("consumer "+WorkerConsumer, err)
+	}
+	return info.NumPending, nil
+}
+
 // TaskBySeq returns the task at stream sequence seq. The error wraps
 // ErrNotFound if there is none (acked, deleted or purged), ErrMalformed if
 // it does not decode.

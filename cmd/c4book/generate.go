@@ -202,7 +202,7 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		r.stopRegistry = func() { cancel(); <-done }
 		go func() {
 			defer close(done)
-			followRegistry(rctx, r.book, r.server, &r.snap, r.log.With("role", "registry"))
+			followRegistry(rctx, r.book, r.spec.ID(), r.server, &r.snap, r.log.With("role", "registry"))
 		}()
 	}
 	if opts.workers > 0 {
@@ -227,6 +227,7 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 			r.snap.phase(p.Phase)
 		},
 		OnResult:          r.jm.result,
+		OnQuarantine:      r.refuseQuarantined,
 		CrossCheck:        crossCheck(cfg),
 		QuarantineAfter:   cfg.Queue.QuarantineAfter,
 		RefereeTableBytes: int64(cfg.Solver.TTSize),
@@ -272,6 +273,24 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 // an embedded server that listens on no address.
 func localOnly(cfg config.Config) bool { return cfg.NATS.URL == "" && cfg.NATS.Listen == "" }
 
+// refuseQuarantined has the embedded server refuse the key of a worker
+// the job quarantined (coordinator.Config.OnQuarantine): its connections
+// are closed, and it takes no more of the job's tasks.
+func (r *jobRun) refuseQuarantined(worker string) {
+	if !r.keys {
+		return
+	}
+	keys, err := activeWorkers(r.book, r.spec.ID())
+	if err == nil {
+		err = r.server.SetWorkers(keys)
+	}
+	if err != nil {
+		r.log.Warn("refusing a quarantined worker's key: it may go on taking tasks", "worker", worker, "error", err)
+		return
+	}
+	r.log.Warn("the quarantined worker's key is refused by the server until the job ends", "worker", worker)
+}
+
 // crossCheck returns the fraction of tasks the job of cfg cross-checks:
 // queue.cross-check, but none when the job's own worker is its only one
 // (there is nobody to check it against: every check would be skipped,
@@ -304,7 +323,7 @@ func (r *jobRun) open(ctx context.Context) error {
 	// server's directory inside it is not mistaken for a stray file.
 	var workers []queue.WorkerKey // nil: no keys
 	if cfg.NATS.Listen != "" {
-		ws, err := activeWorkers(bk)
+		ws, err := activeWorkers(bk, r.spec.ID())
 		if err != nil {
 			return err
 		}

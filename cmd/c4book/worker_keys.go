@@ -415,15 +415,29 @@ func answer(path string, data []byte) {
 }
 
 // activeWorkers returns the keys of the active workers and observers of
-// bk, each with its role.
-func activeWorkers(bk *book.Book) ([]queue.WorkerKey, error) {
+// bk, each with its role, but those of the workers quarantined in the job
+// of the given ids: a job's server refuses the key of a worker it caught
+// lying, which would otherwise go on taking its tasks.
+func activeWorkers(bk *book.Book, jobs ...string) ([]queue.WorkerKey, error) {
 	ws, err := bk.Workers()
 	if err != nil {
 		return nil, err
 	}
+	quarantined := map[string]bool{}
+	for _, id := range jobs {
+		j, ok, err := bk.Job(id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			for _, name := range j.Quarantined {
+				quarantined[name] = true
+			}
+		}
+	}
 	keys := []queue.WorkerKey{}
 	for _, w := range ws {
-		if w.Active() {
+		if w.Active() && !quarantined[w.Name] {
 			keys = append(keys, queue.WorkerKey{Name: w.Name, PublicKey: w.PublicKey, Role: queue.Role(w.Role)})
 		}
 	}
@@ -438,9 +452,9 @@ func activeWorkers(bk *book.Book) ([]queue.WorkerKey, error) {
 // book: readers of the book (c4book worker list) read its snapshots while
 // the job holds it, and would otherwise miss the change until the next
 // one.
-func followRegistry(ctx context.Context, bk *book.Book, srv *queue.Server, snap *snapshotter, log *slog.Logger) {
+func followRegistry(ctx context.Context, bk *book.Book, job string, srv *queue.Server, snap *snapshotter, log *slog.Logger) {
 	changed := func() {
-		keys, err := activeWorkers(bk)
+		keys, err := activeWorkers(bk, job)
 		if err == nil {
 			err = srv.SetWorkers(keys)
 		}
