@@ -126,9 +126,11 @@ done
 attacker=$!
 pids+=("$attacker")
 sleep 2 # mallory first, to take its hoards
+honest=()
 for who in alice bob; do
 	"$c4book" worker --nats "$url" --nkey "$tmp/$who.nkey" --concurrency 1 --tt-size 16MiB >"$tmp/$who.log" 2>&1 &
 	pids+=($!)
+	honest+=($!)
 done
 
 limit=$(($(now) + timeout))
@@ -140,8 +142,10 @@ rc=0
 wait "$coord" || rc=$?
 job_secs=$(($(now) - t))
 [ "$rc" -eq 0 ] || fail "the coordinator exited with status $rc (see $tmp/coordinator.log)"
-kill -INT "$attacker" 2>/dev/null || true
-wait "$attacker" 2>/dev/null || true
+for pid in "$attacker" "${honest[@]}"; do
+	kill -INT "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+done
 echo "the attacked job: ${job_secs}s (the reference ${ref_secs}s); what mallory did:"
 sed 's/^ATTACK /  /' "$tmp/attacker.out"
 echo "the coordinator's summary, about it:"
