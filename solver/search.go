@@ -171,7 +171,9 @@ var ErrStopped = errors.New("solver: search stopped")
 
 // SolveContext is Solve that gives up when ctx is done, returning ctx's
 // error. A search stopped this way leaves the table as valid as before:
-// only finished searches store their results.
+// only finished searches store their results. It returns a value only for
+// a search that finished and whose value was confirmed (check.go); else
+// an error: ctx's, ErrStopped, or ErrInconsistent.
 func (s *Solver) SolveContext(ctx context.Context, p Position) (int, error) {
 	return s.runSolve(ctx, func() int { return s.solve(p) })
 }
