@@ -57,9 +57,13 @@ type ServerOptions struct {
 	// ReadyTimeout bounds the wait for the server to accept connections.
 	// The default value is 10 seconds.
 	ReadyTimeout time.Duration
-	// Logger receives the server's notices, warnings and errors. The
-	// default value (nil) discards them.
+	// Logger receives the server's notices, warnings and errors, at most
+	// one line of a kind every 10 seconds with the count of the others
+	// (see serverlog.go). The default value (nil) discards them.
 	Logger *slog.Logger
+
+	// logEvery replaces serverLogEvery, for tests.
+	logEvery time.Duration
 }
 
 // defaultReadyTimeout is ServerOptions.ReadyTimeout when left zero.
@@ -98,7 +102,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("queue: embedded server: %w", err)
 	}
 	if o.Logger != nil {
-		ns.SetLogger(slogAdapter{o.Logger}, false, false)
+		ns.SetLogger(newSlogAdapter(o.Logger, o.logEvery), false, false)
 	}
 	go ns.Start()
 	wait := o.ReadyTimeout
@@ -279,26 +283,4 @@ func (s *Server) ConnectInProcess(ctx context.Context, o Options) (*Conn, error)
 func (s *Server) Shutdown() {
 	s.ns.Shutdown()
 	s.ns.WaitForShutdown()
-}
-
-// slogAdapter passes nats-server's log lines to a slog.Logger.
-type slogAdapter struct{ l *slog.Logger }
-
-func (a slogAdapter) Noticef(format string, v ...any) {
-	a.l.Info("nats-server: " + fmt.Sprintf(format, v...))
-}
-func (a slogAdapter) Warnf(format string, v ...any) {
-	a.l.Warn("nats-server: " + fmt.Sprintf(format, v...))
-}
-func (a slogAdapter) Fatalf(format string, v ...any) {
-	a.l.Error("nats-server: fatal: " + fmt.Sprintf(format, v...))
-}
-func (a slogAdapter) Errorf(format string, v ...any) {
-	a.l.Error("nats-server: " + fmt.Sprintf(format, v...))
-}
-func (a slogAdapter) Debugf(format string, v ...any) {
-	a.l.Debug("nats-server: " + fmt.Sprintf(format, v...))
-}
-func (a slogAdapter) Tracef(format string, v ...any) {
-	a.l.Debug("nats-server: " + fmt.Sprintf(format, v...))
 }
