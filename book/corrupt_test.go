@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -81,5 +82,76 @@ func TestBook_corruptFile(t *testing.T) {
 	}
 	if r.Entries != int64(len(shallow)) || r.ChildChecked == 0 {
 		t.Errorf("Verify read %d entries and checked %d against their children, want the %d of the sound table read", r.Entries, r.ChildChecked, len(shallow))
+	}
+}
+
+// TestVerify_damagedBlockReadOnce: Verify looks up the children of every
+// entry, and a damaged block of deeper entries is read by the scan and by
+// the lookups of their parents; each read of it costs Pebble's search for
+// a flipped bit (eight checksums of the block a byte). Verify reads it
+// once for the lookups and once for the scan, not once per parent, and
+// reports the file once.
+func TestVerify_damagedBlockReadOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "book")
+	var reads atomic.Int64 // reads of damaged data, as Pebble reports them
+	tweak := func(po *pebble.Options) {
+		po.DisableAutomaticCompactions = true
+		report := po.EventListener.DataCorruption
+		po.EventListener.DataCorruption = func(info pebble.DataCorruptionInfo) {
+			reads.Add(1)
+			report(info)
+		}
+	}
+	opts := testOptions(board5x4)
+	opts.tweakPebble = tweak
+	bk, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two tables: depths 0..4, then 5 and 6, whose first block is damaged
+	// below: the children of many depth-4 entries are in it.
+	var shallow, deep []Entry
+	for _, e := range solvedEntries(t, board5x4, 6) {
+		if e.Depth <= 4 {
+			shallow = append(shallow, e)
+		} else {
+			deep = append(deep, e)
+		}
+	}
+	for _, part := range [][]Entry{shallow, deep} {
+		if err := bk.PutBatch(part); err != nil {
+			t.Fatal(err)
+		}
+		if err := bk.db.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tables, _ := filepath.Glob(filepath.Join(path, "*.sst"))
+	damaged := slices.Max(tables)
+	data, err := os.ReadFile(damaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[100] ^= 0xff // one byte, in the first data block
+	if err := os.WriteFile(damaged, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	bk = openBook(t, path, &Options{Board: board5x4, tweakPebble: tweak})
+	r, err := bk.Verify(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	if r.Corrupt != 1 || !strings.Contains(r.Problems[0].Detail, filepath.Base(damaged)) {
+		t.Errorf("Verify: %d corrupt, problems %v: want the damaged file reported once", r.Corrupt, r.Problems)
+	}
+	if r.Entries != int64(len(shallow)) || r.ChildChecked == 0 || r.ChildSkipped == 0 {
+		t.Errorf("Verify read %d entries, %d checked against their children and %d not, want the %d of the sound table read, some with children in the damaged one", r.Entries, r.ChildChecked, r.ChildSkipped, len(shallow))
+	}
+	if n := reads.Load(); n > 2 {
+		t.Errorf("the damaged block was read %d times, want at most 2 (a lookup, the scan); %d entries had a child missing", n, r.ChildSkipped)
 	}
 }

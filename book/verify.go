@@ -137,6 +137,9 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 		}
 	}
 	sample := newStratifiedSample(o.Sample, rand.New(rand.NewPCG(o.Seed, 0x5eed)))
+	// Children are looked up past the damaged files met so far.
+	damaged := &damagedFiles{}
+	look := damagedLookup{b, damaged}
 
 	check := func(k, v []byte) error {
 		r.Entries++
@@ -155,7 +158,7 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 			return nil
 		}
 		p, _ := b.board.PositionFromKey(e.Key) // valid: decodeEntry checked it
-		want, complete, err := b.childrenScore(p)
+		want, complete, err := b.childrenScore(look, p)
 		if err != nil {
 			return err
 		}
@@ -180,11 +183,12 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 		return nil
 	}
 	// A damaged file is reported, and the other files are read.
-	damaged := func(fe *FileCorruptError) {
+	reportFile := func(fe *FileCorruptError) {
+		damaged.add(fe)
 		report(Problem{Key: fe.Start, Check: "corrupt", Detail: fmt.Sprintf("%v: the entries it holds are not checked", fe)})
 	}
 	all := [2][]byte{{0}, {byte(b.board.Cells() + 1)}}
-	if err := b.scanPast(all[0], all[1], check, damaged); err != nil {
+	if err := b.scanPast(all[0], all[1], check, reportFile); err != nil {
 		return r, err
 	}
 	if o.Solver == nil {
@@ -251,12 +255,12 @@ func ruled(p *solver.Position) bool {
 	return p.Moves() > 0 && p.LastMoveWon() || p.IsFull() || p.CanWinNext()
 }
 
-// childrenScore returns the score of p from its children in the book, and
-// false if a child is missing or cannot be decoded (it is reported when
-// the scan reaches it). A position whose player to move makes four at once
-// scores WinNowScore without looking at its children; a finished game
-// scores as lost or drawn.
-func (b *Book) childrenScore(p solver.Position) (int, bool, error) {
+// childrenScore returns the score of p from its children in g, and false
+// if a child is missing or cannot be decoded (it is reported when the scan
+// reaches it). A position whose player to move makes four at once scores
+// WinNowScore without looking at its children; a finished game scores as
+// lost or drawn.
+func (b *Book) childrenScore(g Lookup, p solver.Position) (int, bool, error) {
 	switch {
 	case p.Moves() > 0 && p.LastMoveWon():
 		return b.board.LostScore(p.Moves()), true, nil
@@ -267,7 +271,7 @@ func (b *Book) childrenScore(p solver.Position) (int, bool, error) {
 	}
 	best, seen := 0, false
 	for col := range p.Children() {
-		m, found, err := childScore(b, p, col)
+		m, found, err := childScore(g, p, col)
 		switch {
 		case errors.Is(err, ErrCorrupt): // a bad record or file
 			return 0, false, nil

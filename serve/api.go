@@ -22,7 +22,7 @@ import (
 //	GET  /v1/line?moves=4453       the best line from the position to the end of the game
 //	GET  /v1/stats                 the book served: path, depth, snapshot, entries per depth
 //	GET  /v1/jobs                  the jobs of the book, live from NATS when the server knows it
-//	GET  /healthz                  "ok" while the book is open
+//	GET  /healthz                  "ok" while the book is open and no read found it damaged
 //
 // Errors are JSON objects {"error": "..."} with status 400 (moves that are
 // not a position, a malformed batch), 404 (beyond the book, when the
@@ -146,6 +146,9 @@ type Stats struct {
 	Solving      bool        `json:"solving"`       // positions beyond the book are solved
 	SolveTimeout string      `json:"solve_timeout"` // serve.solve-timeout
 	Cached       int         `json:"cached"`        // answers of the solver kept
+	// Damaged is the first read error that found the book damaged, which
+	// makes /healthz answer 503; empty while none has.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // DepthCounts counts entries by depth. In JSON it is an object whose
@@ -178,6 +181,9 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 	if !src.snapshot.IsZero() {
 		t := src.snapshot
 		st.Snapshot = &t
+	}
+	if err := src.damaged(); err != nil {
+		st.Damaged = err.Error()
 	}
 	src.countStats()
 	select {
@@ -213,7 +219,7 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request) {
 	defer src.release()
 	records, err := src.book.Jobs()
 	if err != nil {
-		s.writeError(w, err)
+		s.writeError(w, src.noteRead(err))
 		return
 	}
 	views := map[string]*JobView{}
@@ -253,14 +259,21 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// handleHealth answers GET /healthz: "ok" while the server has a book.
+// handleHealth answers GET /healthz: "ok" while the server has a book it
+// has found no damage in; 503 once it is closed, or once a read of the
+// book found it damaged (the same error /v1/stats or the request that met
+// it answered with 500), naming the damage.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	src := s.acquire()
 	if src == nil {
 		http.Error(w, "closed", http.StatusServiceUnavailable)
 		return
 	}
-	src.release()
+	defer src.release()
+	if err := src.damaged(); err != nil {
+		http.Error(w, fmt.Sprintf("unhealthy: the book could not be read: %v: check it with c4book book verify, then rebuild or restore it", err), http.StatusServiceUnavailable)
+		return
+	}
 	fmt.Fprintln(w, "ok")
 }
 

@@ -219,7 +219,7 @@ func (s *Server) Position(ctx context.Context, moves string) (*Answer, error) {
 	}
 	a, err := s.answer(ctx, src, norm, p)
 	if err != nil {
-		return nil, err
+		return nil, src.noteRead(err)
 	}
 	if anySolved(a) { // worth keeping: it took the solver
 		s.cache.add(p.Key(), a)

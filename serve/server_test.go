@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -349,6 +351,120 @@ func TestServer_statsAndHealth(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Equal(body, []byte("ok\n")) {
 		t.Errorf("healthz: %d %q", resp.StatusCode, body)
 	}
+}
+
+// TestServer_damagedBook: a book with one byte of a table changed cannot
+// be counted, and /v1/stats answers 500 naming the damaged file; /healthz,
+// which said ok, then answers 503 naming it too, and a lookup that met the
+// damage makes it say so as well.
+func TestServer_damagedBook(t *testing.T) {
+	b := board54(t)
+	for _, first := range []string{"stats", "lookups"} {
+		t.Run(first, func(t *testing.T) {
+			path, table := damagedBook(t, b, 10)
+			_, ts := newTestServer(t, path, Options{})
+			if st, body := getHealth(t, ts.URL); st != 200 {
+				t.Fatalf("healthz before any read: %d %q, want 200 ok", st, body)
+			}
+			var resp map[string]any
+			if first == "stats" {
+				st := http.StatusOK
+				for deadline := time.Now().Add(10 * time.Second); st == http.StatusOK && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+					st = getJSON(t, ts.URL+"/v1/stats", &resp)
+				}
+				if msg, _ := resp["error"].(string); st != 500 || !strings.Contains(msg, table) {
+					t.Fatalf("stats: %d %v, want 500 naming %s", st, resp, table)
+				}
+			} else {
+				// Every position of depth 10 in turn, until one is in the
+				// damaged block.
+				found := false
+				walkPositions(b, 10, func(moves string) bool {
+					if getJSON(t, ts.URL+"/v1/position?moves="+moves, &resp) == 500 {
+						found = true
+					}
+					return !found
+				})
+				if !found {
+					t.Fatal("no position of the book answered 500")
+				}
+			}
+			if st, body := getHealth(t, ts.URL); st != 503 || !strings.Contains(body, table) || !strings.Contains(body, "unhealthy") {
+				t.Errorf("healthz after %s met the damage: %d %q, want 503 naming %s", first, st, body, table)
+			}
+		})
+	}
+}
+
+// damagedBook returns a book of b's positions up to depth, compacted into
+// one table, with one byte changed in the middle of that table, and the
+// table's file name.
+func damagedBook(t testing.TB, b *solver.Board, depth int) (path, table string) {
+	t.Helper()
+	path = testBook(t, b, depth)
+	bk, err := book.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bk.Compact(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := bk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tables, _ := filepath.Glob(filepath.Join(path, "*.sst"))
+	if len(tables) != 1 {
+		t.Fatalf("tables %v, want one", tables)
+	}
+	data, err := os.ReadFile(tables[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(tables[0], data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, filepath.Base(tables[0])
+}
+
+// walkPositions calls f with the moves of each position of b of depth
+// stones whose game is not over, reached by one game each, until f
+// returns false.
+func walkPositions(b *solver.Board, depth int, f func(moves string) bool) {
+	var walk func(p solver.Position, moves string) bool
+	walk = func(p solver.Position, moves string) bool {
+		if gameOver(&p) != "" {
+			return true
+		}
+		if p.Moves() == depth {
+			return f(moves)
+		}
+		for col := range b.Width() {
+			if !p.CanPlay(col) {
+				continue
+			}
+			c := p
+			c.Play(col)
+			if !walk(c, moves+strconv.Itoa(col+1)) {
+				return false
+			}
+		}
+		return true
+	}
+	root, _ := b.Parse("")
+	walk(root, "")
+}
+
+// getHealth GETs /healthz and returns its status and body.
+func getHealth(t testing.TB, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
 }
 
 // TestServer_cache checks that a solved answer is kept, and answered again

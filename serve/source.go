@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,6 +31,10 @@ type source struct {
 	stats     chan struct{} // closed when bookStats is set
 	bookStats book.Stats
 	statsErr  error
+
+	// damage is the first read of the book that found it damaged (see
+	// noteRead); nil while none has.
+	damage atomic.Pointer[error]
 }
 
 // lookup is what answers read: entries and the scores of moves, of the
@@ -129,6 +134,28 @@ func (src *source) newOracle() (*book.Oracle, error) {
 	return src.book.NewOracle()
 }
 
+// noteRead remembers err, an error of a read of src, if it says that the
+// book is damaged (book.ErrCorrupt: a table whose checksums fail, an entry
+// that cannot be decoded), and returns it. Such damage does not heal: the
+// server reports it as its health until it moves to another state of the
+// book. Other errors (a request cancelled, a solve out of time) say
+// nothing of the book.
+func (src *source) noteRead(err error) error {
+	if errors.Is(err, book.ErrCorrupt) {
+		src.damage.CompareAndSwap(nil, &err)
+	}
+	return err
+}
+
+// damaged returns the first read error that found the book damaged, or
+// nil.
+func (src *source) damaged() error {
+	if p := src.damage.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // countStats counts the book's entries once, in the background, when they
 // are first asked for: a big book takes a while to read (a second or two
 // for three million entries), which a server should not spend unasked.
@@ -141,6 +168,7 @@ func (src *source) countStats() {
 		go func() {
 			defer src.release()
 			src.bookStats, src.statsErr = src.book.Stats()
+			src.noteRead(src.statsErr)
 			close(src.stats)
 		}()
 	})

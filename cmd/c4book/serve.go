@@ -27,7 +27,7 @@ a JSON API and a web page to play through the book.
   GET  /v1/line?moves=4453       a best line of play to the end of the game
   GET  /v1/stats                 the book: depth, entries per depth, snapshot
   GET  /v1/jobs                  the book's jobs (live progress with --nats)
-  GET  /healthz                  "ok"
+  GET  /healthz                  "ok", or 503 once a read found the book damaged
   GET  /                         the web page; /jobs.html the jobs' progress
 
 Positions deeper than the book (and those the book does not hold) are
