@@ -209,6 +209,9 @@ type JobView struct {
 	Live   *queue.JobStatus `json:"live,omitempty"`
 }
 
+// jobsTimeout bounds the wait for the jobs' live status on NATS.
+const jobsTimeout = 5 * time.Second
+
 // handleJobs answers GET /v1/jobs: {"jobs": [...], "live": bool, "error": "..."}.
 func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request) {
 	src := s.acquire()
@@ -230,7 +233,7 @@ func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	resp := map[string]any{"live": false}
 	if s.opts.Jobs != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(r.Context(), jobsTimeout)
 		live, err := s.opts.Jobs(ctx)
 		cancel()
 		if err != nil {

@@ -146,8 +146,7 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 	if err != nil {
 		return fmt.Errorf("serve.listen: %w", err)
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout: 2 * time.Minute, ErrorLog: nil}
+	hs := srv.HTTPServer()
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	fmt.Fprintf(a.stderr, "Serving %v on http://%s/ (Ctrl-C to stop).\n", srv, ln.Addr())
