@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/c4book/c4book/book"
@@ -25,7 +27,8 @@ import (
 //	GET  /healthz                  "ok" while the book is open and no read found it damaged
 //
 // Errors are JSON objects {"error": "..."} with status 400 (moves that are
-// not a position, a malformed batch), 404 (beyond the book, when the
+// not a position, a query that does not parse or has a parameter the
+// endpoint does not take, a malformed batch), 404 (beyond the book, when the
 // server does not solve), 503 (solving would take longer than
 // serve.solve-timeout, or every solver stayed busy that long: only then
 // with Retry-After) or 500 (the book could not be read).
@@ -42,9 +45,45 @@ type Failure struct {
 // of a full 9x6 board, with room to spare.
 const maxBatchBytes = 1 << 20
 
+// query returns the parameters of r's query, and a *badInputError when
+// the query is not valid: a malformed percent-encoding (with which
+// url.URL.Query drops the pair, and moves=33%ZZ was answered as the empty
+// board), a parameter given twice, or a parameter the endpoint does not
+// take (move=4453 was answered as the empty board too).
+func query(r *http.Request, takes ...string) (map[string]string, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		raw := r.URL.RawQuery
+		if len(raw) > 80 {
+			raw = raw[:80] + "..."
+		}
+		return nil, &badInputError{fmt.Errorf("the query %q is not valid: %v: a %% must begin a percent-encoded byte, two hex digits (%%25 is %%)", raw, err)}
+	}
+	params := make(map[string]string, len(q))
+	for name, values := range q {
+		if !slices.Contains(takes, name) {
+			what := "no parameter"
+			if len(takes) > 0 {
+				what = strings.Join(takes, ", ")
+			}
+			return nil, &badInputError{fmt.Errorf("unknown parameter %q: %s takes %s", name, r.URL.Path, what)}
+		}
+		if len(values) > 1 {
+			return nil, &badInputError{fmt.Errorf("parameter %q is given %d times: give it once", name, len(values))}
+		}
+		params[name] = values[0]
+	}
+	return params, nil
+}
+
 // handlePosition answers GET /v1/position?moves=MOVES.
 func (s *Server) handlePosition(w http.ResponseWriter, r *http.Request) {
-	a, err := s.Position(r.Context(), r.URL.Query().Get("moves"))
+	q, err := query(r, "moves")
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	a, err := s.Position(r.Context(), q["moves"])
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -56,6 +95,10 @@ func (s *Server) handlePosition(w http.ResponseWriter, r *http.Request) {
 // handlePositions answers POST /v1/positions: each position alone, in
 // order, all within one serve.solve-timeout.
 func (s *Server) handlePositions(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		s.writeError(w, err)
+		return
+	}
 	var req struct {
 		Positions []string `json:"positions"`
 	}
@@ -102,7 +145,12 @@ type Line struct {
 
 // handleLine answers GET /v1/line?moves=MOVES.
 func (s *Server) handleLine(w http.ResponseWriter, r *http.Request) {
-	moves := r.URL.Query().Get("moves")
+	q, err := query(r, "moves")
+	if err != nil {
+		s.writeError(w, err)
+		return
+	}
+	moves := q["moves"]
 	ctx := r.Context()
 	if s.opts.SolveTimeout > 0 {
 		var cancel context.CancelFunc
@@ -170,6 +218,10 @@ func (c DepthCounts) MarshalJSON() ([]byte, error) {
 
 // handleStats answers GET /v1/stats.
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		s.writeError(w, err)
+		return
+	}
 	src := s.acquire()
 	if src == nil {
 		s.writeError(w, errClosed)
@@ -214,6 +266,10 @@ const jobsTimeout = 5 * time.Second
 
 // handleJobs answers GET /v1/jobs: {"jobs": [...], "live": bool, "error": "..."}.
 func (s *Server) handleJobs(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		s.writeError(w, err)
+		return
+	}
 	src := s.acquire()
 	if src == nil {
 		s.writeError(w, errClosed)

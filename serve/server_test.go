@@ -213,11 +213,23 @@ func TestServer_errors(t *testing.T) {
 		{"full column", solving.URL + "/v1/position?moves=11111", 400, "full"},
 		{"beyond the book", bookOnly.URL + "/v1/position?moves=11223", 404, "beyond the book"},
 		{"line beyond the book", bookOnly.URL + "/v1/line?moves=11223", 404, "beyond the book"},
+		// A query that does not parse, or names a parameter the endpoint
+		// does not take, is not the empty board.
+		{"bad percent-encoding", solving.URL + "/v1/position?moves=33%ZZ", 400, `invalid URL escape "%ZZ"`},
+		{"line, bad percent-encoding", solving.URL + "/v1/line?moves=33%ZZ", 400, `invalid URL escape "%ZZ"`},
+		{"unknown parameter", solving.URL + "/v1/position?move=4453", 400, `unknown parameter "move": /v1/position takes moves`},
+		{"line, unknown parameter", solving.URL + "/v1/line?mvoes=33", 400, `unknown parameter "mvoes"`},
+		{"moves twice", solving.URL + "/v1/position?moves=33&moves=44", 400, `"moves" is given 2 times`},
+		{"stats, bad query", solving.URL + "/v1/stats?%", 400, "invalid URL escape"},
+		{"stats, a parameter", solving.URL + "/v1/stats?depth=3", 400, "/v1/stats takes no parameter"},
+		{"jobs, a parameter", solving.URL + "/v1/jobs?x=1", 400, "/v1/jobs takes no parameter"},
+		{"percent-encoded moves", solving.URL + "/v1/position?moves=3%33", 200, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var body map[string]string
-			if st := getJSON(t, tc.url, &body); st != tc.status || !strings.Contains(body["error"], tc.msg) {
-				t.Errorf("status %d, %q; want %d, %q", st, body["error"], tc.status, tc.msg)
+			var body map[string]any
+			st := getJSON(t, tc.url, &body)
+			if msg, _ := body["error"].(string); st != tc.status || !strings.Contains(msg, tc.msg) {
+				t.Errorf("status %d, %q; want %d, %q", st, msg, tc.status, tc.msg)
 			}
 		})
 	}
@@ -273,14 +285,7 @@ func TestServer_batch(t *testing.T) {
 	b := board54(t)
 	_, ts := newTestServer(t, testBook(t, b, 4), Options{})
 	post := func(body string) (int, map[string][]json.RawMessage) {
-		resp, err := http.Post(ts.URL+"/v1/positions", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string][]json.RawMessage
-		json.NewDecoder(resp.Body).Decode(&out)
-		return resp.StatusCode, out
+		return postTo(t, ts.URL+"/v1/positions", body)
 	}
 	st, out := post(`{"positions": ["", "33", "9", "11223"]}`)
 	if st != 200 || len(out["positions"]) != 4 {
@@ -303,6 +308,27 @@ func TestServer_batch(t *testing.T) {
 		if st, _ := post(body); st != 400 {
 			t.Errorf("%.40s: status %d, want 400", body, st)
 		}
+	}
+	// The batch takes no query.
+	for _, q := range []string{"?x=%ZZ", "?moves=33"} {
+		if st, _ := postTo(t, ts.URL+"/v1/positions"+q, `{"positions": ["33"]}`); st != 400 {
+			t.Errorf("query %s: status %d, want 400", q, st)
+		}
+	}
+}
+
+// postTo POSTs body to url and decodes the JSON answer.
+func postTo(t testing.TB, url, body string) (int, map[string][]json.RawMessage) {
+	t.Helper()
+	{
+		resp, err := http.Post(url, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string][]json.RawMessage
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
 	}
 }
 
