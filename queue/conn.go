@@ -219,7 +219,7 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 	case o.NKey != "":
 		k, err := ReadKey(o.NKey)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("nats.nkey: %w", err)
 		}
 		nk, err := nats.NkeyOptionFromSeed(o.NKey)
 		if err != nil {
@@ -230,6 +230,9 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 		}
 		opts = append(opts, nk, nats.CustomInboxPrefix(WorkerInbox(k.Name)))
 	case o.Creds != "":
+		if err := checkCreds(o.Creds); err != nil {
+			return nil, err
+		}
 		opts = append(opts, nats.UserCredentials(o.Creds))
 	case o.Token != "":
 		opts = append(opts, nats.Token(o.Token))
@@ -238,6 +241,9 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 	}
 	if (o.TLSCert == "") != (o.TLSKey == "") {
 		return nil, fmt.Errorf("%w: connect: nats.tls.cert and nats.tls.key go together", ErrInvalidOptions)
+	}
+	if err := checkTLSFiles(o.TLSCert, o.TLSKey, o.TLSCA); err != nil {
+		return nil, err
 	}
 	if o.TLSCert != "" {
 		opts = append(opts, nats.ClientCert(o.TLSCert, o.TLSKey))

@@ -2,6 +2,8 @@ package queue
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +151,57 @@ func TestConnect_errors(t *testing.T) {
 	if _, err := Connect(testCtx(t, 5*time.Second), Options{URL: "nats://127.0.0.1:1", TLSCert: "c"}); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("Connect with a certificate and no key = %v, want ErrInvalidOptions", err)
 	}
+}
+
+// TestConnect_missingFiles: a credentials or TLS file that cannot be read
+// fails Connect at once, naming its key and its path, and is not Transient
+// (a worker would wait for its server forever): before, nats.go reported
+// it as a server that does not answer. The embedded server refuses its own
+// the same way.
+func TestConnect_missingFiles(t *testing.T) {
+	t.Parallel()
+	pki := newTestPKI(t)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.pem")
+	garbage := filepath.Join(dir, "garbage.pem")
+	if err := os.WriteFile(garbage, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		o    Options
+		want []string
+	}{
+		{"CA missing", Options{TLSCA: missing}, []string{"nats.tls.ca", missing, "no such file"}},
+		{"CA not a certificate", Options{TLSCA: garbage}, []string{"nats.tls.ca", garbage, "no PEM certificate"}},
+		{"certificate missing", Options{TLSCert: missing, TLSKey: pki.ClientKey}, []string{"nats.tls.cert", missing}},
+		{"key missing", Options{TLSCert: pki.ClientCert, TLSKey: missing}, []string{"nats.tls.key", missing}},
+		{"key of another certificate", Options{TLSCert: pki.ClientCert, TLSKey: pki.ServerKey}, []string{"nats.tls.cert", "nats.tls.key"}},
+		{"credentials missing", Options{Creds: missing}, []string{"nats.creds", missing, "no such file"}},
+		{"credentials not credentials", Options{Creds: garbage}, []string{"nats.creds", garbage}},
+		{"worker key missing", Options{NKey: missing}, []string{"nats.nkey", missing}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			o.URL = "tls://127.0.0.1:1" // nothing listens: the files fail first
+			_, err := Connect(testCtx(t, 5*time.Second), o)
+			if err == nil || Transient(err) || !errors.Is(err, ErrInvalidOptions) && !errors.Is(err, ErrKeyFile) {
+				t.Fatalf("Connect = %v, want an error that is not Transient", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %q", err, w)
+				}
+			}
+		})
+	}
+	t.Run("embedded server", func(t *testing.T) {
+		_, err := StartServer(ServerOptions{StoreDir: t.TempDir(), Listen: "127.0.0.1:-1", Token: "tok",
+			TLSCert: pki.ServerCert, TLSKey: pki.ServerKey, TLSCA: missing})
+		if err == nil || !strings.Contains(err.Error(), "nats.tls.ca: "+missing) {
+			t.Errorf("StartServer = %v, want an error naming nats.tls.ca and %s", err, missing)
+		}
+	})
 }
 
 // TestConn_stillDisconnected: while its server is gone, a connection says

@@ -209,6 +209,9 @@ func (o ServerOptions) serverOptions() (*server.Options, string, error) {
 		return nil, "", fmt.Errorf("%w: nats.listen is %q but no credentials are configured: set nats.token, or nats.user and nats.password (or client certificates with nats.tls.ca), or register workers (c4book worker add)", ErrNoAuth, o.Listen)
 	}
 	if o.TLSCert != "" {
+		if err := checkTLSFiles(o.TLSCert, o.TLSKey, o.TLSCA); err != nil {
+			return nil, "", err
+		}
 		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{
 			CertFile: o.TLSCert,
 			KeyFile:  o.TLSKey,

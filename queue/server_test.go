@@ -73,7 +73,7 @@ func TestStartServer(t *testing.T) {
 		{"user without password", ServerOptions{StoreDir: "x", User: "u"}, ErrInvalidOptions, "go together"},
 		{"key without cert", ServerOptions{StoreDir: "x", Listen: ":-1", Token: "t", TLSKey: "k"}, ErrInvalidOptions, "TLS needs a certificate"},
 		{"TLS without listener", ServerOptions{StoreDir: "x", TLSCert: "c", TLSKey: "k"}, ErrInvalidOptions, "no listener to secure"},
-		{"missing cert file", ServerOptions{StoreDir: "x", Listen: ":-1", Token: "t", TLSCert: "/nonexistent/c.pem", TLSKey: "/nonexistent/k.pem"}, ErrInvalidOptions, "TLS"},
+		{"missing cert file", ServerOptions{StoreDir: "x", Listen: ":-1", Token: "t", TLSCert: "/nonexistent/c.pem", TLSKey: "/nonexistent/k.pem"}, ErrInvalidOptions, "nats.tls.cert: /nonexistent/c.pem: no such file"},
 	}
 	for _, c := range errCases {
 		t.Run(c.name, func(t *testing.T) {

@@ -45,6 +45,17 @@ func TestWorker_Run(t *testing.T) {
 			}
 		}
 	})
+	t.Run("TLS authority file missing: fails at once", func(t *testing.T) {
+		// Not a server that does not answer: waiting does not bring the
+		// file.
+		missing := filepath.Join(t.TempDir(), "ca.pem")
+		t.Setenv("C4BOOK_NATS_TLS_CA", missing)
+		r := run(t, "", workerArgs("tls://127.0.0.1:1", "w1", "--exit-when-idle=10s")...)
+		wantErr(t, r, "nats.tls.ca: "+missing+": no such file or directory")
+		if code := exitCode(r.err); code != 1 || strings.Contains(r.stderr, "waiting for") {
+			t.Errorf("exit code %d, want 1 without waiting; stderr:\n%s", code, r.stderr)
+		}
+	})
 	t.Run("no server there: Ctrl-C", func(t *testing.T) {
 		w := startCommand(t, workerArgs("nats://127.0.0.1:1", "w1")...)
 		w.stderr.waitLine(t, "waiting for the NATS server", w.done)
