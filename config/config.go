@@ -220,7 +220,7 @@ func Keys() []KeyInfo {
 // EnvVar returns the environment variable that sets key: C4BOOK_ and the
 // key in upper case with dots and dashes replaced by underscores.
 func EnvVar(key string) string {
-	return "C4BOOK_" + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
+	return envPrefix + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
 }
 
 // formatValue writes the value a field pointer points to as it would be

@@ -40,8 +40,9 @@ type Source struct {
 // Load returns the configuration made of, from lowest to highest
 // priority: the defaults, the config file, the C4BOOK_* environment
 // variables (an empty variable counts as unset) and the flags set on the
-// command line. It returns an error if the file cannot be read or parsed,
-// holds a key that is not a configuration key, or if a value is malformed
+// command line. It returns an error if a C4BOOK_* variable is not a key's
+// (see checkEnv), if the file cannot be read or parsed, holds a key that
+// is not a configuration key, or if a value is malformed
 // or invalid (see Validate); a bad value's error names the key, the value,
 // what is allowed and where the value came from. Each bad value is an
 // *Error, joined with errors.Join.
@@ -49,6 +50,9 @@ type Source struct {
 // Each call uses its own viper instance, so the flags bound are exactly
 // those of src: nothing is shared between commands or calls.
 func Load(src Source) (Config, error) {
+	if err := checkEnv(os.Environ()); err != nil {
+		return Config{}, err
+	}
 	l := &loader{v: viper.New(), flags: src.Flags}
 	def := Default()
 	for _, k := range keys {
