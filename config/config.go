@@ -195,7 +195,7 @@ var keys = []key{
 	{"serve.listen", "HOST:PORT on which serve answers HTTP (the API under /v1/ and the web page)", func(c *Config) any { return &c.Serve.Listen }},
 	{"serve.solve-timeout", "time serve's solver may take for a position deeper than the book before answering 503; 0: positions beyond the book are not solved (404)", func(c *Config) any { return &c.Serve.SolveTimeout }},
 	{"serve.cache-entries", "answers for positions beyond the book that serve keeps (least recently used go first); 0: none", func(c *Config) any { return &c.Serve.CacheEntries }},
-	{"serve.solvers", "positions beyond the book that serve solves at once, each with a table of solver.tt-size; 0 means one per CPU", func(c *Config) any { return &c.Serve.Solvers }},
+	{"serve.solvers", "positions beyond the book that serve solves at once, each with a table of solver.tt-size (serve refuses to start when the tables together exceed the memory of the machine); 0 means one per CPU", func(c *Config) any { return &c.Serve.Solvers }},
 }
 
 // KeyInfo documents one configuration key.

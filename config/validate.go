@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,6 +183,37 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ValidateServe checks, beyond Validate, what only c4book serve needs:
+// that the tables of its solvers fit in memory together. Serve runs
+// serve.solvers solvers (0: one per CPU), each with a table of
+// solver.tt-size made at its first use, so a server whose tables do not
+// fit starts, answers from its book, and is killed only once enough
+// positions beyond the book are asked for at once. Validate leaves it
+// out: the other commands make one table, whatever serve.solvers says.
+// A server that does not solve (serve.solve-timeout 0) makes none.
+func (c *Config) ValidateServe() error {
+	if c.Serve.SolveTimeout == 0 {
+		return nil
+	}
+	return checkServeMemory(c.Serve.Solvers, runtime.NumCPU(), c.Solver.TTSize, solver.MaxTableBytes())
+}
+
+// checkServeMemory checks that solvers tables of ttSize (solvers 0: one
+// per CPU of cpus) fit in most bytes, unless most is 0 (unknown).
+func checkServeMemory(solvers, cpus int, ttSize Size, most int64) error {
+	n, what := solvers, fmt.Sprintf("%d solvers", solvers)
+	if n == 0 {
+		n, what = cpus, fmt.Sprintf("0 (one per CPU: %d solvers)", cpus)
+	}
+	if most <= 0 || ttSize == 0 || int64(n) <= most/int64(ttSize) {
+		return nil
+	}
+	need := float64(n) * float64(ttSize) / (1 << 30)
+	fits := Size(most / int64(n) &^ (1<<20 - 1)) // in whole MiB
+	return &Error{Key: "serve.solvers", Msg: fmt.Sprintf("%s with a table of solver.tt-size %v each need %.1f GiB, more than the memory of this machine (%.1f GiB): the server would be killed once that many positions beyond the book are solved at once; lower serve.solvers, or solver.tt-size to at most %v",
+		what, ttSize, need, float64(most)/(1<<30), fits)}
 }
 
 // isHostPort reports whether s is HOST:PORT, a listening address: the

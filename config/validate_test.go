@@ -117,3 +117,36 @@ func TestError_Error(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckServeMemory: serve's solvers' tables together, not each alone,
+// must fit in memory; serve.solvers 0 counts one a CPU.
+func TestCheckServeMemory(t *testing.T) {
+	const gib = 1 << 30
+	for _, c := range []struct {
+		solvers, cpus int
+		tt            Size
+		most          int64
+		want          []string // nil: no error
+	}{
+		{2, 8, 1 * gib, 8 * gib, nil},
+		{8, 2, 1 * gib, 8 * gib, nil},
+		{8, 2, 4 * gib, 23 * gib, []string{"serve.solvers: 8 solvers with a table of solver.tt-size 4GiB each need 32.0 GiB", "(23.0 GiB)", "solver.tt-size to at most 2944MiB"}},
+		{0, 2, 16 * gib, 23 * gib, []string{"0 (one per CPU: 2 solvers)", "need 32.0 GiB"}},
+		{0, 4, 8 * gib, 0, nil}, // memory unknown
+		{1 << 40, 1, 1 << 40, 64 * gib, []string{"serve.solvers"}}, // no overflow
+	} {
+		err := checkServeMemory(c.solvers, c.cpus, c.tt, c.most)
+		if c.want == nil {
+			if err != nil {
+				t.Errorf("%d solvers (%d CPUs) of %v in %d bytes: %v, want none", c.solvers, c.cpus, c.tt, c.most, err)
+			}
+			continue
+		}
+		wantError(t, err, c.want...)
+	}
+	cfg := Default()
+	cfg.Serve.SolveTimeout, cfg.Serve.Solvers, cfg.Solver.TTSize = 0, 1<<20, maxTTSize
+	if err := cfg.ValidateServe(); err != nil {
+		t.Errorf("a server that does not solve: %v, want no error", err)
+	}
+}

@@ -89,6 +89,9 @@ func newServeCommand(a *app) *cobra.Command {
 
 // runServe serves the configured book until cmd's context is done.
 func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
+	if err := cfg.ValidateServe(); err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	out := newConsole(a.stderr, false, newLogStyle(cfg.Log))
 	log := out.logger().With("role", "serve")

@@ -5,10 +5,12 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/c4book/c4book/serve"
+	"github.com/c4book/c4book/solver"
 )
 
 // getAnswer GETs url and decodes its JSON body into v, returning the
@@ -80,4 +82,35 @@ func TestServe(t *testing.T) {
 	if r := cmd.wait(); r.err != nil {
 		t.Errorf("Ctrl-C: %v\n%s", r.err, r.stderr)
 	}
+}
+
+// TestServe_tablesBeyondMemory: serve.solvers tables of solver.tt-size
+// that do not fit in memory together are refused at start, naming both
+// keys, though each table alone fits: the server would start and be
+// killed once enough positions were solved at once.
+func TestServe_tablesBeyondMemory(t *testing.T) {
+	isolateEnv(t)
+	most := solver.MaxTableBytes()
+	if most == 0 {
+		t.Skip("the memory of this machine is unknown")
+	}
+	bookPath := filepath.Join(t.TempDir(), "5x4.db")
+	wantOK(t, run(t, "", generateArgs(bookPath, "--depth=2")...))
+	half := strconv.FormatInt(most/2+1<<20, 10) // one fits, two do not
+	cmd := startCommand(t, "serve", "--book", bookPath, "--listen", freeAddr(t), "--solvers=2", "--tt-size="+half)
+	for {
+		cmd.stderr.mu.Lock()
+		started, changed := strings.Contains(cmd.stderr.buf.String(), "Serving book"), cmd.stderr.changed
+		cmd.stderr.mu.Unlock()
+		if started {
+			t.Fatalf("serve started with 2 tables of %s bytes, for %d bytes of memory", half, most)
+		}
+		select {
+		case <-changed:
+			continue
+		case <-cmd.done:
+		}
+		break
+	}
+	wantErr(t, cmd.wait(), "serve.solvers: 2 solvers with a table of solver.tt-size", "more than the memory of this machine", "lower serve.solvers, or solver.tt-size to at most")
 }
