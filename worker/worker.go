@@ -192,6 +192,15 @@ func (w *worker) loop(ctx context.Context, th *thread) {
 		msg, err := w.nextOrHelp(ctx, th)
 		switch {
 		case ctx.Err() != nil:
+			if err == nil && msg != nil {
+				// Taken as the worker was being stopped: handed back at
+				// once, not left to wait out its AckWait.
+				w.log.Info("interrupted: task handed back", "task", msg.Task.TaskID, "job", msg.Task.JobID)
+				w.HandedBack.Add(1)
+				if err := msg.Nak(queue.MinNakDelay); err != nil {
+					w.log.Debug("handing a task back", "error", err)
+				}
+			}
 			return
 		case errors.Is(err, errIdle):
 			w.log.Info("no task came: leaving", "thread", index, "idle", w.cfg.IdleExit)
@@ -344,6 +353,7 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 		}
 		return
 	}
+	log.Debug("task taken", "positions", len(positions), "delivered", msg.Delivered)
 	w.Busy.Add(1)
 	defer w.Busy.Add(-1)
 	w.lastJob.Store(t.JobID)
