@@ -181,7 +181,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		cfg.Window = DefaultWindow
 	}
 	if cfg.PlanDir == "" {
-		cfg.PlanDir = filepath.Join(cfg.Book.Path(), "plans")
+		cfg.PlanDir = PlansDir(cfg.Book.Path())
 	}
 	if cfg.CrossCheck < 0 || cfg.CrossCheck > 1 {
 		return Summary{}, fmt.Errorf("cross-check fraction %v: must be between 0 and 1", cfg.CrossCheck)

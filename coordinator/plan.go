@@ -70,6 +70,11 @@ func (s Spec) Validate() (solver.Position, error) {
 // levelFile returns the name of the key file of depth d in a plan.
 func levelFile(dir string, d int) string { return filepath.Join(dir, fmt.Sprintf("level-%02d", d)) }
 
+// PlansDir returns where the jobs of the book at bookPath keep their plans
+// by default (Config.PlanDir), each in a directory named by its id: a plan
+// made there (by estimate, say) is the one the job uses.
+func PlansDir(bookPath string) string { return filepath.Join(bookPath, "plans") }
+
 // leavesFile returns the name of the key file of the leaves to solve.
 func leavesFile(dir string) string { return filepath.Join(dir, "leaves") }
 

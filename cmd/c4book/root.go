@@ -142,7 +142,7 @@ func newRootCommand(a *app) *cobra.Command {
 	bindKey(pf, "log-level", "log.level")
 
 	root.AddCommand(newSolveCommand(a), newBenchCommand(a), newBookCommand(a))
-	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a))
+	root.AddCommand(newGenerateCommand(a), newCoordinatorCommand(a), newWorkerCommand(a), newStatusCommand(a), newEstimateCommand(a))
 	root.AddCommand(newServeCommand(a), newVersionCommand(a))
 	return root
 }

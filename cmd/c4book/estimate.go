@@ -1,0 +1,210 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/solver"
+)
+
+const estimateLong = `Predict what a job will cost before running it: plan it (the plan is
+kept in the book for the job that follows, as generate would make it),
+solve a random sample of its tasks exactly as a worker thread does, and
+scale up.
+
+It prints the job's positions, leaves and tasks; the predicted CPU of
+solving every leaf on one thread, with a 95% interval; the wall time on
+1, 2, 8 and 64 cores (the CPU shared out among as many cores as there
+are tasks, never less than the hardest leaf measured, plus planning and
+deriving); and the book's size on disk.
+With --json the last line is one JSON object with the same figures
+("leaves", "tasks", "cpu_seconds", "cpu_seconds_low", "cpu_seconds_high",
+"wall_seconds", "book_bytes", ...).
+
+The sample is --sample leaves (default 2048), in runs of 32 consecutive
+leaves spread over the whole job, each run solved with a cleared table
+warmed by the 32 leaves before it, as a worker's table is warm from the
+leaves before. At most a fifth of the job's leaves are solved: a small
+job is measured on fewer, in at least 8 shorter runs. --seed S repeats a
+choice. Progress goes to standard error.`
+
+const estimateExample = `  c4book estimate --depth 12
+  c4book estimate --depth 8 --root 4444 --json`
+
+// deriveRate is how many positions a second deriving goes through: a
+// model of the phase after the solving, small beside it (the quick start,
+// 2,342,855 positions above its leaves, derived in about 5 s on 2 cores).
+const deriveRate = 400_000
+
+// bookBytesPerEntry is a compacted book's size on disk per entry, the
+// directory's logs and manifest included (docs/benchmarks.md, "The book").
+const bookBytesPerEntry = 5.74
+
+// estimateCores are the machine sizes the wall time is predicted for.
+var estimateCores = []int{1, 2, 8, 64}
+
+// newEstimateCommand builds "c4book estimate".
+func newEstimateCommand(a *app) *cobra.Command {
+	var sample int
+	var seed uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "estimate --depth D [--root MOVES] [--sample N] [--seed S] [--json] [--book PATH]",
+		Short:   "Predict a job's CPU, wall time and book size by solving a sample of its leaves",
+		Long:    estimateLong,
+		Example: estimateExample,
+		Args:    checkArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if sample < 1 {
+				return newUsageError(cmd, fmt.Errorf("--sample %d: must be at least 1", sample))
+			}
+			if !cmd.Flags().Changed("seed") {
+				seed = rand.Uint64()
+			}
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			board, err := solver.NewBoard(cfg.Board.Width, cfg.Board.Height)
+			if err != nil {
+				return fmt.Errorf("board.width, board.height: %w", err)
+			}
+			spec := coordinator.Spec{Board: board, Root: cfg.Generate.Root, Depth: cfg.Generate.Depth, TaskSize: cfg.Queue.TaskSize}
+			if _, err := spec.Validate(); err != nil {
+				return err
+			}
+			bk, err := openBook(cmd, cfg, bookPath(cfg), bookCreate)
+			if err != nil {
+				return err
+			}
+			progress := newStepProgress(a.stderr, "solving the sample")
+			e, err := coordinator.EstimateJob(cmd.Context(), spec, bk, filepath.Join(coordinator.PlansDir(bk.Path()), spec.ID()), coordinator.EstimateOptions{
+				Sample: sample, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: progress.update,
+			})
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return closeBook(bk, errInterrupted)
+				}
+				return closeBook(bk, err)
+			}
+			printEstimate(a.stdout, spec, e, seed, asJSON)
+			return closeBook(bk, nil)
+		},
+	}
+	f := cmd.Flags()
+	f.Int("depth", 8, "depth `D` of the job (generate.depth)")
+	bindKey(f, "depth", "generate.depth")
+	f.String("root", "", "`MOVES` of the job's root; empty: the empty board (generate.root)")
+	bindKey(f, "root", "generate.root")
+	f.String("book", "c4book.db", "book directory `PATH` of the job, created if needed in an existing directory (book.path)")
+	bindKey(f, "book", "book.path")
+	f.Int("task-size", 64, "`N` positions in one task (queue.task-size)")
+	bindKey(f, "task-size", "queue.task-size")
+	f.IntVar(&sample, "sample", 2048, "`N` leaves measured")
+	f.Uint64Var(&seed, "seed", 0, "seed of the sample's choice (default: random, printed)")
+	f.BoolVar(&asJSON, "json", false, "end with one JSON object of the figures")
+	addTTSizeFlag(f)
+	return cmd
+}
+
+// estimateJSON is the object estimate --json prints.
+type estimateJSON struct {
+	Job            string           `json:"job"`
+	Positions      int64            `json:"positions"`
+	Leaves         int64            `json:"leaves"`
+	Tasks          int              `json:"tasks"`
+	SampleLeaves   int              `json:"sample_leaves"`
+	SampleRuns     int              `json:"sample_runs"`
+	WarmupLeaves   int              `json:"warmup_leaves"`
+	Seed           uint64           `json:"seed"`
+	CPUSeconds     float64          `json:"cpu_seconds"`
+	CPUSecondsLow  float64          `json:"cpu_seconds_low"`
+	CPUSecondsHigh float64          `json:"cpu_seconds_high"`
+	Nodes          float64          `json:"nodes"`
+	HardestLeaf    float64          `json:"hardest_leaf_seconds"`
+	WallSeconds    map[string]int64 `json:"wall_seconds"`
+	BookBytes      int64            `json:"book_bytes"`
+	SpentSeconds   float64          `json:"spent_seconds"`
+}
+
+// wall returns the predicted wall time of the job on cores cores: the
+// planning, the solving shared out among as many cores as there are tasks
+// (never less than the hardest leaf), and the deriving.
+func wall(e coordinator.Estimate, cores int) time.Duration {
+	solve := max(e.CPU/time.Duration(max(1, min(cores, e.Tasks))), e.HardestLeaf)
+	derive := time.Duration(float64(e.Plan.Positions-e.Plan.Leaves) / deriveRate * float64(time.Second))
+	return e.PlanTime + solve + derive
+}
+
+// printEstimate writes what estimate found.
+func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, seed uint64, asJSON bool) {
+	fmt.Fprintf(w, "Job %s: %s positions, %s to solve in %s tasks of %d (planned in %v; the plan is kept for the job).\n",
+		spec.ID(), formatCount(e.Plan.Positions), formatCount(e.Plan.Leaves), formatCount(e.Tasks), spec.TaskSize, formatSpan(e.PlanTime))
+	if e.Tasks == 0 {
+		fmt.Fprintln(w, "Nothing to solve: the book holds every leaf.")
+	} else {
+		fmt.Fprintf(w, "Sample: %s leaves measured in %d runs (%s more solved to warm the table; seed %d), in %v.\n",
+			formatCount(e.Measured), e.Runs, formatCount(e.Warmup), seed, formatSpan(e.Spent))
+		fmt.Fprintf(w, "CPU to solve: %v (95%%: %v to %v) on one thread, about %.3g nodes.\n",
+			formatSpan(e.CPU), formatSpan(e.CPULow), formatSpan(e.CPUHigh), e.Nodes)
+		fmt.Fprint(w, "Wall time:")
+		for i, c := range estimateCores {
+			sep := ","
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %d core%s %v", sep, c, plural(c), formatSpan(wall(e, c)))
+		}
+		fmt.Fprintf(w, " (the hardest leaf measured: %v).\n", e.HardestLeaf.Round(time.Millisecond))
+	}
+	bookBytes := int64(float64(e.Plan.Positions) * bookBytesPerEntry)
+	fmt.Fprintf(w, "Book: about %.1f MB on disk once compacted (%s entries).\n", float64(bookBytes)/1e6, formatCount(e.Plan.Positions))
+	if !asJSON {
+		return
+	}
+	j := estimateJSON{Job: spec.ID(), Positions: e.Plan.Positions, Leaves: e.Plan.Leaves, Tasks: e.Tasks, SampleLeaves: e.Measured,
+		SampleRuns: e.Runs, WarmupLeaves: e.Warmup, Seed: seed, CPUSeconds: e.CPU.Seconds(), CPUSecondsLow: e.CPULow.Seconds(), CPUSecondsHigh: e.CPUHigh.Seconds(),
+		Nodes: e.Nodes, HardestLeaf: e.HardestLeaf.Seconds(), WallSeconds: map[string]int64{}, BookBytes: bookBytes, SpentSeconds: e.Spent.Seconds()}
+	for _, c := range estimateCores {
+		j.WallSeconds[fmt.Sprint(c)] = int64(wall(e, c).Seconds())
+	}
+	data, _ := json.Marshal(j)
+	fmt.Fprintln(w, string(data))
+}
+
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// stepProgress shows, on a writer (standard error), how far a long step
+// is: a line every few seconds.
+type stepProgress struct {
+	w     io.Writer
+	what  string
+	start time.Time
+	last  time.Time
+}
+
+func newStepProgress(w io.Writer, what string) *stepProgress {
+	now := time.Now()
+	return &stepProgress{w: w, what: what, start: now, last: now}
+}
+
+// update shows done of total, if the last line is a few seconds old.
+func (p *stepProgress) update(done, total int) {
+	if now := time.Now(); now.Sub(p.last) >= 5*time.Second {
+		p.last = now
+		fmt.Fprintf(p.w, "%s: %s/%s leaves, %v\n", p.what, formatCount(done), formatCount(total), now.Sub(p.start).Round(time.Second))
+	}
+}

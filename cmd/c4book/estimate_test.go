@@ -1,0 +1,43 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEstimate: estimate plans a job, measures a sample of its leaves and
+// ends with one JSON object of its figures; the job then run with
+// generate on the same book finds its plan made.
+func TestEstimate(t *testing.T) {
+	isolateEnv(t)
+	path := filepath.Join(t.TempDir(), "e.db")
+	args := append([]string{"estimate", "--depth", "8", "--root", "33", "--book", path, "--task-size", "8", "--seed", "1", "--json", testTTSize}, testBoardFlags...)
+	r := run(t, "", args...)
+	wantOK(t, r)
+	t.Logf("\n%s", r.stdout)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var got struct {
+		Leaves, Tasks int64
+		CPU           float64          `json:"cpu_seconds"`
+		Low           float64          `json:"cpu_seconds_low"`
+		High          float64          `json:"cpu_seconds_high"`
+		Wall          map[string]int64 `json:"wall_seconds"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("last line is not the JSON object: %v", err)
+	}
+	if got.Leaves == 0 || got.Tasks != (got.Leaves+7)/8 || got.CPU <= 0 || got.Low > got.CPU || got.High < got.CPU || len(got.Wall) != 4 {
+		t.Errorf("figures %+v", got)
+	}
+	if !strings.Contains(r.stdout, "the plan is kept for the job") || !strings.Contains(r.stdout, "CPU to solve: ") {
+		t.Errorf("output:\n%s", r.stdout)
+	}
+	g := run(t, "", append([]string{"generate", "--depth", "8", "--root", "33", "--book", path, "--task-size", "8", "--workers", "1", testTTSize}, testBoardFlags...)...)
+	wantOK(t, g)
+	if !strings.Contains(g.stdout, "complete") {
+		t.Errorf("generate after estimate:\n%s", g.stdout)
+	}
+	wantErr(t, run(t, "", "estimate", "--sample", "0", "--book", path), "--sample 0")
+}

@@ -1,0 +1,232 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/solver"
+)
+
+// Estimating a job. What a job costs is almost all the solving of its
+// leaves, and a leaf's cost varies by orders of magnitude, so the estimate
+// solves a sample of the job's own leaves, exactly as a worker thread does
+// (in key order, SolveNear with the outcome of the position before, one
+// table kept warm), and scales up. A worker's table is warm from the
+// leaves before: the sample is made of runs of consecutive leaves, each
+// solved with a cleared table whose first half only warms it and is not
+// measured. The runs are spread over the whole job, one in each of as many
+// equal parts of it, so that the sample is typical of the job and not of
+// its start. The 95% interval comes from the runs (a bootstrap over them):
+// leaves next to each other cost alike, so the runs, not the leaves, are
+// the independent draws.
+
+// EstimateOptions tunes EstimateJob.
+type EstimateOptions struct {
+	// Sample is the number of leaves measured. The default value is
+	// 2,048. At most a fifth of the job's leaves are solved, warm-ups
+	// included: a small job has fewer measured, in at least 8 runs when
+	// it can.
+	Sample int
+	// RunLength is the number of leaves measured in a run, after as many
+	// to warm the table. The default value is 32.
+	RunLength int
+	// Seed chooses the runs. The default value is 0.
+	Seed uint64
+	// TableBytes is the size of the table a run is solved with (that of a
+	// worker, solver.tt-size). The default value is
+	// solver.DefaultTableBytes.
+	TableBytes int64
+	// Plan tunes the planning, which the job that follows keeps.
+	Plan *PlanOptions
+	// Progress, if set, is called after each leaf solved with the leaves
+	// solved so far and the leaves to solve (measured and warm-up).
+	Progress func(done, total int)
+}
+
+// Estimate is what EstimateJob found.
+type Estimate struct {
+	Plan     PlanStats
+	Tasks    int           // tasks of the job
+	Runs     int           // runs of the sample
+	Measured int           // leaves measured
+	Warmup   int           // leaves solved to warm a run's table, not measured
+	PlanTime time.Duration // the planning's time (short if the plan was there)
+	// CPU is the predicted time of one thread solving every leaf, and
+	// CPULow, CPUHigh its 95% interval (equal with a single run).
+	CPU, CPULow, CPUHigh time.Duration
+	// Nodes is the predicted number of nodes of the job.
+	Nodes float64
+	// HardestLeaf is the time of the hardest leaf measured: no number of
+	// workers finishes before it.
+	HardestLeaf time.Duration
+	// Spent is what estimating took: planning, and solving the sample.
+	Spent time.Duration
+}
+
+// EstimateJob plans the job spec in dir (kept for the job, as MakePlan
+// does, positions scored at once written to bk) and solves a sample of its
+// leaves to predict the CPU of solving them all.
+func EstimateJob(ctx context.Context, spec Spec, bk PlanBook, dir string, o EstimateOptions) (Estimate, error) {
+	if o.Sample <= 0 {
+		o.Sample = 2048
+	}
+	if o.RunLength <= 0 {
+		o.RunLength = 32
+	}
+	if o.TableBytes == 0 {
+		o.TableBytes = solver.DefaultTableBytes
+	}
+	start := time.Now()
+	var e Estimate
+	st, err := MakePlan(ctx, spec, bk, dir, o.Plan)
+	if err != nil {
+		return e, fmt.Errorf("planning: %w", err)
+	}
+	e.Plan, e.PlanTime = st, time.Since(start)
+	leaves, err := keyfile.Open(leavesFile(dir))
+	if err != nil {
+		return e, err
+	}
+	defer leaves.Close()
+	e.Tasks = newTaskTable(leaves, spec.TaskSize).Len()
+	if leaves.Len() == 0 {
+		e.Spent = time.Since(start)
+		return e, nil
+	}
+	runs := chooseRuns(leaves.Len(), o.Sample, o.RunLength, o.Seed)
+	s, err := solver.New(spec.Board, o.TableBytes)
+	if err != nil {
+		return e, err
+	}
+	total := 0
+	for _, r := range runs {
+		total += int(r.warmup + r.measured)
+	}
+	var runMeans []float64 // seconds a leaf, by run
+	var sum, nodes float64
+	done := 0
+	for _, r := range runs {
+		s.Table().Clear()
+		keys, err := leaves.Keys(nil, r.first, r.first+r.warmup+r.measured)
+		if err != nil {
+			return e, err
+		}
+		var runSum float64
+		guess := 0
+		for i, k := range keys {
+			p, err := spec.Board.PositionFromKey(k)
+			if err != nil {
+				return e, err
+			}
+			s.ResetNodes()
+			t0 := time.Now()
+			v, err := s.SolveNearContext(ctx, p, guess)
+			if err != nil {
+				return e, err
+			}
+			took := time.Since(t0)
+			guess = solver.Outcome(v)
+			done++
+			if o.Progress != nil {
+				o.Progress(done, total)
+			}
+			if int64(i) < r.warmup {
+				e.Warmup++
+				continue
+			}
+			e.Measured++
+			runSum += took.Seconds()
+			nodes += float64(s.Nodes())
+			e.HardestLeaf = max(e.HardestLeaf, took)
+		}
+		sum += runSum
+		runMeans = append(runMeans, runSum/float64(r.measured))
+	}
+	e.Runs = len(runs)
+	n := float64(leaves.Len())
+	mean := sum / float64(e.Measured)
+	lo, hi := bootstrapMean(runMeans, o.Seed)
+	scale := func(sec float64) time.Duration { return time.Duration(sec * n * float64(time.Second)) }
+	e.CPU, e.CPULow, e.CPUHigh = scale(mean), scale(lo), scale(hi)
+	e.Nodes = nodes / float64(e.Measured) * n
+	e.Spent = time.Since(start)
+	return e, nil
+}
+
+// estimateRun is a run of consecutive leaves from first: warmup of them to
+// warm the table, then measured.
+type estimateRun struct {
+	first, warmup, measured int64
+}
+
+// minRuns is how many runs a small job's sample is cut into, when it can.
+const minRuns = 8
+
+// chooseRuns picks runs of consecutive leaves among n to measure sample
+// leaves, runLength a run after as many to warm the table, one at a
+// random place in each of as many equal parts of the job. At most a
+// fifth of the leaves are solved: a small job gets shorter runs, at
+// least minRuns of them when it can.
+func chooseRuns(n int64, sample, runLength int, seed uint64) []estimateRun {
+	budget := max(1, n/5)
+	measure := int64(runLength)
+	k := max(1, (int64(sample)+measure-1)/measure)
+	if k*2*measure > budget {
+		k = budget / (2 * measure)
+		if k < minRuns {
+			k = max(1, min(minRuns, budget))
+			measure = max(1, budget/k/2)
+		}
+	}
+	warm := min(measure, budget/k-measure)
+	rng := rand.New(rand.NewPCG(seed, 0xe57))
+	part := n / k
+	var runs []estimateRun
+	for i := range k {
+		from := i * part
+		length := min(warm+measure, part)
+		first := from + rng.Int64N(part-length+1)
+		w := min(warm, length-1)
+		runs = append(runs, estimateRun{first: first, warmup: w, measured: length - w})
+	}
+	return runs
+}
+
+// meanOf returns the mean of xs, 0 for none.
+func meanOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+// bootstrapMean returns a 95% interval of the mean of the population xs
+// are drawn from: the 2.5th and 97.5th percentiles of the means of 2,000
+// resamples of xs with replacement. With one value, the interval is that
+// value.
+func bootstrapMean(xs []float64, seed uint64) (lo, hi float64) {
+	if len(xs) < 2 {
+		m := meanOf(xs)
+		return m, m
+	}
+	rng := rand.New(rand.NewPCG(seed, 0xb007))
+	means := make([]float64, 2000)
+	for i := range means {
+		var sum float64
+		for range xs {
+			sum += xs[rng.IntN(len(xs))]
+		}
+		means[i] = sum / float64(len(xs))
+	}
+	slices.Sort(means)
+	return means[int(math.Floor(0.025*float64(len(means))))], means[int(math.Ceil(0.975*float64(len(means))))-1]
+}

@@ -1,0 +1,79 @@
+package coordinator
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/c4book/c4book/solver"
+)
+
+// TestChooseRuns: the runs fit in the job, do not overlap, measure about
+// the sample asked for, solve at most a fifth of the leaves, and a small
+// job gets at least minRuns shorter runs.
+func TestChooseRuns(t *testing.T) {
+	for _, c := range []struct {
+		n                 int64
+		sample, run       int
+		wantRuns          int
+		wantMeasuredLeast int64
+	}{
+		{4_200_000, 2048, 32, 64, 2048},
+		{450, 2048, 32, 8, 40},
+		{3, 2048, 32, 1, 1},
+		{100_000, 64, 32, 2, 64},
+	} {
+		runs := chooseRuns(c.n, c.sample, c.run, 7)
+		var solved, measured, end int64
+		for _, r := range runs {
+			if r.first < end || r.first+r.warmup+r.measured > c.n || r.measured < 1 || r.warmup < 0 {
+				t.Errorf("n %d: run %+v overlaps the one before (ending at %d) or leaves the job", c.n, r, end)
+			}
+			end = r.first + r.warmup + r.measured
+			solved += r.warmup + r.measured
+			measured += r.measured
+		}
+		if len(runs) != c.wantRuns || measured < c.wantMeasuredLeast || solved > max(1, c.n/5) {
+			t.Errorf("n %d, sample %d: %d runs, %d measured, %d solved; want %d runs, at least %d measured, at most %d solved",
+				c.n, c.sample, len(runs), measured, solved, c.wantRuns, c.wantMeasuredLeast, max(1, c.n/5))
+		}
+	}
+}
+
+// TestBootstrapMean: the interval holds the mean, and is a point for one
+// value.
+func TestBootstrapMean(t *testing.T) {
+	xs := []float64{1, 2, 3, 4, 10}
+	lo, hi := bootstrapMean(xs, 1)
+	if m := meanOf(xs); lo > m || hi < m || lo < 1 || hi > 10 || lo == hi {
+		t.Errorf("interval [%v, %v] for mean %v", lo, hi, m)
+	}
+	if lo, hi := bootstrapMean([]float64{3}, 1); lo != 3 || hi != 3 {
+		t.Errorf("one value: [%v, %v], want [3, 3]", lo, hi)
+	}
+}
+
+// TestEstimateJob: on a small board the estimate plans the job (the plan
+// the job then uses), measures leaves of it and predicts a positive CPU
+// inside its interval; a job whose leaves the book holds costs nothing.
+func TestEstimateJob(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	spec := Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
+	mb := newMemBook()
+	dir := filepath.Join(t.TempDir(), "plan")
+	e, err := EstimateJob(context.Background(), spec, mb, dir, EstimateOptions{Sample: 64, RunLength: 8, TableBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Plan.Leaves == 0 || e.Tasks == 0 || e.Measured == 0 || e.Runs == 0 || e.CPU <= 0 || e.CPULow > e.CPU || e.CPUHigh < e.CPU || e.Nodes <= 0 {
+		t.Fatalf("estimate %+v", e)
+	}
+	if int64(e.Measured+e.Warmup) > max(1, e.Plan.Leaves/5) {
+		t.Errorf("solved %d of %d leaves, more than a fifth", e.Measured+e.Warmup, e.Plan.Leaves)
+	}
+	// The plan is kept: made again, it is only counted.
+	st, err := MakePlan(context.Background(), spec, mb, dir, nil)
+	if err != nil || st.Leaves != e.Plan.Leaves {
+		t.Errorf("the plan again: %+v, %v; want %d leaves", st, err, e.Plan.Leaves)
+	}
+}
