@@ -32,9 +32,12 @@ type EstimateOptions struct {
 	// included: a small job has fewer measured, in at least 8 runs when
 	// it can.
 	Sample int
-	// RunLength is the number of leaves measured in a run, after as many
-	// to warm the table. The default value is 32.
+	// RunLength is the number of leaves measured in a run. The default
+	// value is 32.
 	RunLength int
+	// Warmup is the number of leaves solved before a run's, to warm the
+	// table, not measured. The default value is RunLength.
+	Warmup int
 	// Seed chooses the runs. The default value is 0.
 	Seed uint64
 	// TableBytes is the size of the table a run is solved with (that of a
@@ -78,6 +81,9 @@ func EstimateJob(ctx context.Context, spec Spec, bk PlanBook, dir string, o Esti
 	if o.RunLength <= 0 {
 		o.RunLength = 32
 	}
+	if o.Warmup <= 0 {
+		o.Warmup = o.RunLength
+	}
 	if o.TableBytes == 0 {
 		o.TableBytes = solver.DefaultTableBytes
 	}
@@ -98,7 +104,7 @@ func EstimateJob(ctx context.Context, spec Spec, bk PlanBook, dir string, o Esti
 		e.Spent = time.Since(start)
 		return e, nil
 	}
-	runs := chooseRuns(leaves.Len(), o.Sample, o.RunLength, o.Seed)
+	runs := chooseRuns(leaves.Len(), o.Sample, o.RunLength, o.Warmup, o.Seed)
 	s, err := solver.New(spec.Board, o.TableBytes)
 	if err != nil {
 		return e, err
@@ -172,18 +178,21 @@ const minRuns = 8
 // random place in each of as many equal parts of the job. At most a
 // fifth of the leaves are solved: a small job gets shorter runs, at
 // least minRuns of them when it can.
-func chooseRuns(n int64, sample, runLength int, seed uint64) []estimateRun {
+func chooseRuns(n int64, sample, runLength, warmup int, seed uint64) []estimateRun {
 	budget := max(1, n/5)
-	measure := int64(runLength)
+	measure, warm := int64(runLength), int64(warmup)
 	k := max(1, (int64(sample)+measure-1)/measure)
-	if k*2*measure > budget {
-		k = budget / (2 * measure)
+	if k*(warm+measure) > budget {
+		k = budget / (warm + measure)
 		if k < minRuns {
+			// Shorter runs, warmed in the same proportion.
 			k = max(1, min(minRuns, budget))
-			measure = max(1, budget/k/2)
+			per := max(1, budget/k)
+			measure = max(1, per*measure/(warm+measure))
+			warm = per - measure
 		}
 	}
-	warm := min(measure, budget/k-measure)
+	warm = max(0, min(warm, budget/k-measure))
 	rng := rand.New(rand.NewPCG(seed, 0xe57))
 	part := n / k
 	var runs []estimateRun

@@ -23,7 +23,7 @@ func TestChooseRuns(t *testing.T) {
 		{3, 2048, 32, 1, 1},
 		{100_000, 64, 32, 2, 64},
 	} {
-		runs := chooseRuns(c.n, c.sample, c.run, 7)
+		runs := chooseRuns(c.n, c.sample, c.run, c.run, 7)
 		var solved, measured, end int64
 		for _, r := range runs {
 			if r.first < end || r.first+r.warmup+r.measured > c.n || r.measured < 1 || r.warmup < 0 {

@@ -52,7 +52,7 @@ var estimateCores = []int{1, 2, 8, 64}
 
 // newEstimateCommand builds "c4book estimate".
 func newEstimateCommand(a *app) *cobra.Command {
-	var sample int
+	var sample, warmup int
 	var seed uint64
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -86,7 +86,7 @@ func newEstimateCommand(a *app) *cobra.Command {
 			}
 			progress := newStepProgress(a.stderr, "solving the sample")
 			e, err := coordinator.EstimateJob(cmd.Context(), spec, bk, filepath.Join(coordinator.PlansDir(bk.Path()), spec.ID()), coordinator.EstimateOptions{
-				Sample: sample, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: progress.update,
+				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: progress.update,
 			})
 			if err != nil {
 				if cmd.Context().Err() != nil {
@@ -108,6 +108,7 @@ func newEstimateCommand(a *app) *cobra.Command {
 	f.Int("task-size", 64, "`N` positions in one task (queue.task-size)")
 	bindKey(f, "task-size", "queue.task-size")
 	f.IntVar(&sample, "sample", 2048, "`N` leaves measured")
+	f.IntVar(&warmup, "warmup", 0, "`N` leaves solved before each run of 32 to warm the table (default 32)")
 	f.Uint64Var(&seed, "seed", 0, "seed of the sample's choice (default: random, printed)")
 	f.BoolVar(&asJSON, "json", false, "end with one JSON object of the figures")
 	addTTSizeFlag(f)
