@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,8 +98,7 @@ func newBookVerifyCommand(a *app) *cobra.Command {
 // error the progress of its re-solving.
 func verifyBook(cmd *cobra.Command, bk *book.Book, opts *book.VerifyOptions, w io.Writer) error {
 	if opts.Solver != nil {
-		stop := showResolveProgress(cmd.ErrOrStderr(), opts)
-		defer stop()
+		opts.Progress = newStepProgress(cmd.ErrOrStderr(), "re-solved", "entries", 10*time.Second).update
 	}
 	r, err := bk.Verify(cmd.Context(), opts)
 	if err != nil {
@@ -114,48 +112,6 @@ func verifyBook(cmd *cobra.Command, bk *book.Book, opts *book.VerifyOptions, w i
 		return fmt.Errorf("book %s: %s corrupt entries, %s wrong scores", bk.Path(), formatCount(r.Corrupt), formatCount(r.Disagreements))
 	}
 	return nil
-}
-
-// resolveProgressEvery is how often verify shows its re-solving's
-// progress.
-const resolveProgressEvery = 10 * time.Second
-
-// showResolveProgress makes opts report the progress of re-solving to w,
-// a line every resolveProgressEvery once it has taken that long, and
-// returns the function that stops it.
-func showResolveProgress(w io.Writer, opts *book.VerifyOptions) (stop func()) {
-	var resolved, total atomic.Int64
-	opts.Progress = func(n, all int64) {
-		resolved.Store(n)
-		total.Store(all)
-	}
-	start := time.Now()
-	done := make(chan struct{})
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		tick := time.NewTicker(resolveProgressEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				n, all := resolved.Load(), total.Load()
-				if all == 0 {
-					continue
-				}
-				elapsed := time.Since(start)
-				eta := ""
-				if n > 0 {
-					eta = fmt.Sprintf(", about %v left", (time.Duration(float64(elapsed) * float64(all-n) / float64(n))).Round(time.Second))
-				}
-				fmt.Fprintf(w, "re-solved %s of %s (%.1f%%) in %v%s\n", formatCount(n), formatCount(all),
-					100*float64(n)/float64(all), elapsed.Round(time.Second), eta)
-			}
-		}
-	}()
-	return func() { close(done); <-ended }
 }
 
 // writeVerifyReport writes the counts of r, a Verify with opts.

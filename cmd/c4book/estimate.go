@@ -84,9 +84,9 @@ func newEstimateCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			progress := newStepProgress(a.stderr, "solving the sample")
+			progress := newStepProgress(a.stderr, "solving the sample", "leaves", 5*time.Second)
 			e, err := coordinator.EstimateJob(cmd.Context(), spec, bk, filepath.Join(coordinator.PlansDir(bk.Path()), spec.ID()), coordinator.EstimateOptions{
-				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: progress.update,
+				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: func(done, total int) { progress.update(int64(done), int64(total)) },
 			})
 			if err != nil {
 				if cmd.Context().Err() != nil {
@@ -186,26 +186,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// stepProgress shows, on a writer (standard error), how far a long step
-// is: a line every few seconds.
-type stepProgress struct {
-	w     io.Writer
-	what  string
-	start time.Time
-	last  time.Time
-}
-
-func newStepProgress(w io.Writer, what string) *stepProgress {
-	now := time.Now()
-	return &stepProgress{w: w, what: what, start: now, last: now}
-}
-
-// update shows done of total, if the last line is a few seconds old.
-func (p *stepProgress) update(done, total int) {
-	if now := time.Now(); now.Sub(p.last) >= 5*time.Second {
-		p.last = now
-		fmt.Fprintf(p.w, "%s: %s/%s leaves, %v\n", p.what, formatCount(done), formatCount(total), now.Sub(p.start).Round(time.Second))
-	}
 }
