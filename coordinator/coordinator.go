@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
@@ -287,7 +286,7 @@ func (j *job) run(ctx context.Context) error {
 	if err := j.plan(ctx); err != nil {
 		return err
 	}
-	leaves, err := keyfile.Open(leavesFile(j.dir))
+	leaves, err := openLeaves(j.dir)
 	if err != nil {
 		return err
 	}

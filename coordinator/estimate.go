@@ -8,14 +8,13 @@ import (
 	"slices"
 	"time"
 
-	"github.com/c4book/c4book/coordinator/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 
 // Estimating a job. What a job costs is almost all the solving of its
 // leaves, and a leaf's cost varies by orders of magnitude, so the estimate
 // solves a sample of the job's own leaves, exactly as a worker thread does
-// (in key order, SolveNear with the outcome of the position before, one
+// (in the job's order, SolveNear with the outcome of the position before, one
 // table kept warm), and scales up. A worker's table is warm from the
 // leaves before: the sample is made of runs of consecutive leaves, each
 // solved with a cleared table whose first half only warms it and is not
@@ -94,7 +93,7 @@ func EstimateJob(ctx context.Context, spec Spec, bk PlanBook, dir string, o Esti
 		return e, fmt.Errorf("planning: %w", err)
 	}
 	e.Plan, e.PlanTime = st, time.Since(start)
-	leaves, err := keyfile.Open(leavesFile(dir))
+	leaves, err := openLeaves(dir)
 	if err != nil {
 		return e, err
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // PlanTasks plans spec on bk, in a directory of the test's, and returns
-// its leaves and its tasks as a run cuts them: for the tests of
+// its leaves in the job's order and its tasks as a run cuts them: for the tests of
 // coordinator_test that need to know them.
 func PlanTasks(tb testing.TB, spec Spec, bk PlanBook) (leaves []uint64, tasks [][]uint64) {
 	tb.Helper()
@@ -14,7 +14,14 @@ func PlanTasks(tb testing.TB, spec Spec, bk PlanBook) (leaves []uint64, tasks []
 	if _, err := MakePlan(context.Background(), spec, bk, dir, nil); err != nil {
 		tb.Fatal(err)
 	}
-	leaves = planLeaves(tb, dir)
+	l, err := openLeaves(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	if leaves, err = l.Keys(nil, 0, l.Len()); err != nil {
+		tb.Fatal(err)
+	}
 	for rest := leaves; len(rest) > 0; {
 		n := min(len(rest), spec.TaskSize)
 		tasks = append(tasks, rest[:n])

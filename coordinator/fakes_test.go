@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
@@ -143,7 +142,7 @@ func testJob(tb testing.TB, spec Spec, cfg Config) (*job, *memBook, *fakeQueue) 
 	if _, err := MakePlan(context.Background(), spec, mb, dir, nil); err != nil {
 		tb.Fatal(err)
 	}
-	leaves, err := keyfile.Open(leavesFile(dir))
+	leaves, err := openLeaves(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}

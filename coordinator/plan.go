@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math/bits"
 	"os"
 	"path/filepath"
 
@@ -52,20 +53,41 @@ func (s Spec) Validate() (solver.Position, error) {
 	return root, nil
 }
 
-// A job's plan is a directory of key files (package keyfile), the job's
-// positions one depth at a time:
+// A job's plan is a directory of key files and lists (package keyfile),
+// the job's positions one depth at a time:
 //
 //	level-DD  the canonical keys of the job's non-terminal positions of DD
 //	          stones, from the root's depth to the job's;
+//	paths-DD  a list: for each key of level-DD, in the same order, its
+//	          path (below);
 //	leaves    the keys of level-D (the job's depth) to solve: those the
-//	          book did not hold and that are not scored at once.
+//	          book did not hold and that are not scored at once;
+//	order     a list: the indexes in leaves of the leaves in the order the
+//	          job solves them, its tasks being runs of this order.
 //
 // Level d+1 is made from level d alone: the children of its positions,
 // sorted and deduplicated on disk (keyfile.Sorter), so that memory does not
 // grow with the job. Positions scored at once (a win with the next stone, a
 // full board) are written to the book as their level is made. A file is
 // whole once it has its name, and a plan cut short is resumed from its
-// last whole level.
+// last whole level; the leaves file is written last.
+//
+// Paths give the job its locality. A worker's table helps its next leaf
+// only as far as the two share descendants, which relatives do (siblings
+// transpose into each other's subtrees) and neighbours in key order seldom
+// do (they differ in the lowest columns, whose stones never move). So the
+// leaves are solved in depth-first order: a position's path is the column
+// ranks (center first, base Width) of the moves from the root to it, the
+// smallest over its parents' paths, as a depth-first walk that takes the
+// center first meets it first. Sorting the leaves by path puts the leaves
+// of one ancestor together, siblings next to each other; it also starts
+// the job at the center, with typical leaves, not easy ones. A path of
+// more digits than a uint64 holds stops growing: the leaves under it then
+// come in key order.
+//
+// A plan made before paths has no paths files and no order: a whole one
+// is solved in key order (its tasks stay what they were); one cut short
+// is made again from its first level without paths.
 
 // levelFile returns the name of the key file of depth d in a plan.
 func levelFile(dir string, d int) string { return filepath.Join(dir, fmt.Sprintf("level-%02d", d)) }
@@ -75,8 +97,14 @@ func levelFile(dir string, d int) string { return filepath.Join(dir, fmt.Sprintf
 // made there (by estimate, say) is the one the job uses.
 func PlansDir(bookPath string) string { return filepath.Join(bookPath, "plans") }
 
+// pathsFile returns the name of the list of paths of depth d in a plan.
+func pathsFile(dir string, d int) string { return filepath.Join(dir, fmt.Sprintf("paths-%02d", d)) }
+
 // leavesFile returns the name of the key file of the leaves to solve.
 func leavesFile(dir string) string { return filepath.Join(dir, "leaves") }
+
+// orderFile returns the name of the list of the leaves in the job's order.
+func orderFile(dir string) string { return filepath.Join(dir, "order") }
 
 // PlanStats counts a plan's positions.
 type PlanStats struct {
@@ -89,7 +117,8 @@ type PlanStats struct {
 // PlanOptions tunes MakePlan.
 type PlanOptions struct {
 	// MemKeys is the most keys a level's sorter keeps in memory before it
-	// spills a sorted run to disk: 8 bytes each. The default value is
+	// spills a sorted run to disk: 16 bytes each, with its path (the last
+	// level has a second sorter, for the order). The default value is
 	// DefaultPlanMemKeys.
 	MemKeys int
 	// Progress, if set, is called every so often with the number of
@@ -97,7 +126,8 @@ type PlanOptions struct {
 	Progress func(positions int64)
 }
 
-// DefaultPlanMemKeys is the default PlanOptions.MemKeys: 16 MiB of keys.
+// DefaultPlanMemKeys is the default PlanOptions.MemKeys: 32 MiB of keys
+// and paths.
 const DefaultPlanMemKeys = 2 << 20
 
 // planProgressEvery is how many positions MakePlan makes between progress
@@ -105,11 +135,10 @@ const DefaultPlanMemKeys = 2 << 20
 const planProgressEvery = 1 << 16
 
 // MakePlan writes the plan of the job spec in dir (made if need be), and
-// writes the positions scored at once to the book. The leaves come in key
-// order, which keeps neighbours together: consecutive keys mostly differ
-// in one column, so a run of leaves is a good task, one worker's table
-// serving the whole run. MakePlan resumes a plan cut short; on a whole
-// plan it only counts.
+// writes the positions scored at once to the book. The leaves are ordered
+// by path, relatives together, so that a run of them is a good task, one
+// worker's table serving the whole run. MakePlan resumes a plan cut short;
+// on a whole plan it only counts.
 func MakePlan(ctx context.Context, spec Spec, bk PlanBook, dir string, opts *PlanOptions) (PlanStats, error) {
 	var o PlanOptions
 	if opts != nil {
@@ -125,12 +154,17 @@ func MakePlan(ctx context.Context, spec Spec, bk PlanBook, dir string, opts *Pla
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return PlanStats{}, err
 	}
-	pl := &planner{spec: spec, book: bk, dir: dir, opts: o, ctx: ctx}
-	if _, err := os.Stat(leavesFile(dir)); err == nil {
+	pl := &planner{spec: spec, book: bk, dir: dir, opts: o, ctx: ctx, rootDepth: root.Moves()}
+	pl.rank = make([]uint64, spec.Board.Width())
+	for r, col := range spec.Board.CenterFirst() {
+		pl.rank[col] = uint64(r)
+	}
+	if exists(leavesFile(dir)) {
 		return pl.count()
 	}
+	remake := false // a level was made: those above it follow from it
 	for d := root.Moves(); d <= spec.Depth; d++ {
-		if _, err := os.Stat(levelFile(dir, d)); err == nil {
+		if !remake && exists(levelFile(dir, d)) && exists(pathsFile(dir, d)) && d < spec.Depth {
 			kf, err := keyfile.Open(levelFile(dir, d))
 			if err != nil {
 				return PlanStats{}, err
@@ -139,9 +173,10 @@ func MakePlan(ctx context.Context, spec Spec, bk PlanBook, dir string, opts *Pla
 			kf.Close()
 			continue
 		}
+		remake = true
 		var err error
 		if d == root.Moves() {
-			err = pl.level(d, func(add func(uint64) error) error { return add(root.CanonicalKey()) })
+			err = pl.level(d, func(add func(key, path uint64) error) error { return add(root.CanonicalKey(), 0) })
 		} else {
 			err = pl.level(d, pl.children(d-1))
 		}
@@ -152,51 +187,91 @@ func MakePlan(ctx context.Context, spec Spec, bk PlanBook, dir string, opts *Pla
 	return pl.stats, nil
 }
 
+// exists reports whether a file is found under path.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // planner is the state of MakePlan.
 type planner struct {
-	spec  Spec
-	book  PlanBook
-	dir   string
-	opts  PlanOptions
-	ctx   context.Context
-	stats PlanStats
-	batch []book.Entry // positions scored at once, to write
+	spec      Spec
+	book      PlanBook
+	dir       string
+	opts      PlanOptions
+	ctx       context.Context
+	rootDepth int
+	rank      []uint64 // per column: its rank center first, a path's digit
+	stats     PlanStats
+	batch     []book.Entry // positions scored at once, to write
+}
+
+// pathsGrow reports whether the paths of depth d have a digit more than
+// those of depth d-1: whether a uint64 holds them, Width^(d-rootDepth).
+func (pl *planner) pathsGrow(d int) bool {
+	w := uint64(pl.spec.Board.Width())
+	scale := uint64(1)
+	for range d - pl.rootDepth {
+		hi, lo := bits.Mul64(scale, w)
+		if hi != 0 {
+			return false
+		}
+		scale = lo
+	}
+	return true
 }
 
 // children returns a function that adds the canonical keys of the
-// non-terminal children of the positions of level d.
-func (pl *planner) children(d int) func(add func(uint64) error) error {
-	return func(add func(uint64) error) error {
+// non-terminal children of the positions of level d, with their paths.
+func (pl *planner) children(d int) func(add func(key, path uint64) error) error {
+	return func(add func(key, path uint64) error) error {
 		kf, err := keyfile.Open(levelFile(pl.dir, d))
 		if err != nil {
 			return err
 		}
 		defer kf.Close()
+		pf, err := keyfile.OpenList(pathsFile(pl.dir, d))
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if pf.Len() != kf.Len() {
+			return fmt.Errorf("plan level %d: %d paths for %d positions", d, pf.Len(), kf.Len())
+		}
 		b := pl.spec.Board
-		sc := kf.Scan(0, kf.Len())
-		for sc.Next() {
+		w, grow := uint64(b.Width()), pl.pathsGrow(d+1)
+		sc, paths := kf.Scan(0, kf.Len()), pf.Scan(0, pf.Len())
+		for sc.Next() && paths.Next() {
 			p, err := b.PositionFromKey(sc.Key())
 			if err != nil {
 				return fmt.Errorf("plan level %d: %w", d, err)
 			}
 			// The children, also of a position in the book or won at
 			// once: they are positions of the job too.
-			for _, child := range p.Children() {
+			for col, child := range p.Children() {
 				if child.LastMoveWon() {
 					continue // terminal: not a book position
 				}
-				if err := add(child.CanonicalKey()); err != nil {
+				path := paths.Key()
+				if grow {
+					path = path*w + pl.rank[col]
+				}
+				if err := add(child.CanonicalKey(), path); err != nil {
 					return err
 				}
 			}
 		}
-		return sc.Err()
+		if err := sc.Err(); err != nil {
+			return err
+		}
+		return paths.Err()
 	}
 }
 
-// level makes the key file of depth d from the keys gen adds, and, at the
-// job's depth, the leaves file.
-func (pl *planner) level(d int, gen func(add func(uint64) error) error) error {
+// level makes the key file and paths of depth d from the keys and paths
+// gen adds (a key's smallest path is its own), and, at the job's depth,
+// the leaves file and the order.
+func (pl *planner) level(d int, gen func(add func(key, path uint64) error) error) error {
 	sorter := keyfile.NewSorter(pl.dir, pl.opts.MemKeys)
 	defer sorter.Close()
 	if err := gen(sorter.Add); err != nil {
@@ -207,18 +282,31 @@ func (pl *planner) level(d int, gen func(add func(uint64) error) error) error {
 		return err
 	}
 	defer w.Abort() // after Close: nothing left to remove
+	pw, err := keyfile.CreateList(pathsFile(pl.dir, d))
+	if err != nil {
+		return err
+	}
+	defer pw.Abort()
 	var leaves *keyfile.Writer
+	var order *keyfile.Sorter // leaf indexes by path
 	if d == pl.spec.Depth {
 		if leaves, err = keyfile.Create(leavesFile(pl.dir)); err != nil {
 			return err
 		}
 		defer leaves.Abort()
+		order = keyfile.NewSorter(pl.dir, pl.opts.MemKeys)
+		defer order.Close()
 	}
 	held, stop := iter.Pull2(pl.book.Entries(d, d))
 	defer stop()
 	next, err, ok := held()
 	b := pl.spec.Board
-	err = sorter.Merge(func(key uint64) error {
+	last, started := uint64(0), false
+	err = sorter.Merge(func(key, path uint64) error {
+		if started && key == last {
+			return nil // reached by a longer path too
+		}
+		last, started = key, true
 		// The book's entries of depth d, in key order, beside the level's.
 		for ok && err == nil && next.Key < key {
 			next, err, ok = held()
@@ -227,6 +315,9 @@ func (pl *planner) level(d int, gen func(add func(uint64) error) error) error {
 			return err
 		}
 		if err := w.Add(key); err != nil {
+			return err
+		}
+		if err := pw.Add(path); err != nil {
 			return err
 		}
 		pl.stats.Positions++
@@ -252,6 +343,9 @@ func (pl *planner) level(d int, gen func(add func(uint64) error) error) error {
 		case p.IsFull():
 			return pl.immediate(book.EntryOf(p, book.Value{Score: 0, Origin: book.OriginDerived}))
 		case leaves != nil:
+			if err := order.Add(path, uint64(pl.stats.Leaves)); err != nil {
+				return err
+			}
 			pl.stats.Leaves++
 			return leaves.Add(key)
 		}
@@ -260,13 +354,33 @@ func (pl *planner) level(d int, gen func(add func(uint64) error) error) error {
 	if err == nil {
 		err = pl.flush()
 	}
-	if err == nil && leaves != nil {
-		err = leaves.Close()
+	if err == nil && order != nil {
+		err = pl.writeOrder(order)
+	}
+	if err == nil {
+		err = pw.Close()
 	}
 	if err == nil {
 		err = w.Close()
 	}
+	if err == nil && leaves != nil {
+		err = leaves.Close() // last: the plan is whole
+	}
 	return err
+}
+
+// writeOrder writes the order file: the leaf indexes order yields, by
+// path.
+func (pl *planner) writeOrder(order *keyfile.Sorter) error {
+	ow, err := keyfile.CreateList(orderFile(pl.dir))
+	if err != nil {
+		return err
+	}
+	defer ow.Abort()
+	if err := order.Merge(func(_, leaf uint64) error { return ow.Add(leaf) }); err != nil {
+		return err
+	}
+	return ow.Close()
 }
 
 // immediate queues e, a position scored at once, for the book.

@@ -3,7 +3,10 @@ package coordinator
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/c4book/c4book/book"
@@ -196,5 +199,138 @@ func TestSpec_Validate(t *testing.T) {
 	}
 	if id := (Spec{Board: solver.Standard, Root: "4453", Depth: 12}).ID(); id != "7x6-4453-d12" {
 		t.Errorf("ID = %q", id)
+	}
+}
+
+// dfsLeaves returns the leaves of a job with an empty book (the positions
+// of its depth not scored at once) in the order a depth-first walk from
+// the root meets them first, center column first: the order MakePlan
+// gives them, found here the plain way.
+func dfsLeaves(b *solver.Board, root string, depth int) []uint64 {
+	seen := map[uint64]bool{}
+	var leaves []uint64
+	var walk func(p solver.Position)
+	walk = func(p solver.Position) {
+		k := p.CanonicalKey()
+		if seen[k] {
+			return // met before: so were its descendants
+		}
+		seen[k] = true
+		if p.Moves() == depth {
+			if !p.CanWinNext() && !p.IsFull() {
+				leaves = append(leaves, k)
+			}
+			return
+		}
+		c := p
+		if c.MirrorKey() < c.Key() {
+			c = c.Mirror() // paths are made in the canonical orientation
+		}
+		for _, col := range b.CenterFirst() {
+			if c.CanPlay(col) {
+				child := c
+				child.Play(col)
+				if !child.LastMoveWon() {
+					walk(child)
+				}
+			}
+		}
+	}
+	r, _ := b.Parse(root)
+	walk(r)
+	return leaves
+}
+
+// TestMakePlan_order: the job's leaves come in depth-first order, spilled
+// runs or not, from the empty board or a root.
+func TestMakePlan_order(t *testing.T) {
+	for _, tc := range []struct {
+		board   *solver.Board
+		root    string
+		depth   int
+		memKeys int
+	}{
+		{solver.MustBoard(5, 4), "", 8, 0},
+		{solver.MustBoard(5, 4), "", 8, 100},
+		{solver.Standard, "4453", 9, 3000},
+	} {
+		spec := Spec{Board: tc.board, Root: tc.root, Depth: tc.depth, TaskSize: 16}
+		t.Run(fmt.Sprintf("%s-mem%d", spec.ID(), tc.memKeys), func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := MakePlan(context.Background(), spec, newBook(t, tc.board), dir, &PlanOptions{MemKeys: tc.memKeys}); err != nil {
+				t.Fatal(err)
+			}
+			l, err := openLeaves(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if l.order == nil {
+				t.Fatal("no order")
+			}
+			got, err := l.Keys(nil, 0, l.Len())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := dfsLeaves(tc.board, tc.root, tc.depth)
+			if len(want) < 100 {
+				t.Fatalf("only %d leaves: the test proves little", len(want))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%d leaves in the job's order, want %d in depth-first order; first %#x, want %#x", len(got), len(want), got[:3], want[:3])
+			}
+		})
+	}
+}
+
+// TestMakePlan_before: a plan made before paths and orders is solved in
+// key order when whole, and made again when cut short.
+func TestMakePlan_before(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	spec := Spec{Board: b, Depth: 8, TaskSize: 16}
+	bk := newBook(t, b)
+	dir := t.TempDir()
+	st, err := MakePlan(context.Background(), spec, bk, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyOrder := planLeaves(t, dir)
+	paths, _ := filepath.Glob(filepath.Join(dir, "paths-*"))
+	for _, p := range append(paths, orderFile(dir)) {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Whole: key order.
+	if again, err := MakePlan(context.Background(), spec, bk, dir, nil); err != nil || again.Leaves != st.Leaves {
+		t.Fatalf("plan again = %+v, %v", again, err)
+	}
+	l, err := openLeaves(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Keys(nil, 0, l.Len())
+	l.Close()
+	if err != nil || !slices.Equal(got, keyOrder) {
+		t.Errorf("a whole plan without order: %d leaves, %v; want its %d in key order", len(got), err, len(keyOrder))
+	}
+	// Cut short: made again, with its order.
+	if err := os.Remove(leavesFile(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := MakePlan(context.Background(), spec, bk, dir, nil); err != nil || again.Leaves != st.Leaves || again.Positions != st.Positions {
+		t.Fatalf("plan again = %+v, %v; want %+v", again, err, st)
+	}
+	if _, err := os.Stat(orderFile(dir)); err != nil {
+		t.Errorf("a plan made again has no order: %v", err)
+	}
+}
+
+// TestPlanner_pathsGrow: paths grow while a uint64 holds them.
+func TestPlanner_pathsGrow(t *testing.T) {
+	pl := &planner{spec: Spec{Board: solver.Standard}, rootDepth: 2}
+	// 7^22 < 2^64 < 7^23
+	if !pl.pathsGrow(24) || pl.pathsGrow(25) {
+		t.Errorf("pathsGrow(24), pathsGrow(25) = %v, %v; want true, false", pl.pathsGrow(24), pl.pathsGrow(25))
 	}
 }

@@ -5,15 +5,15 @@ import (
 	"iter"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
 )
 
 // taskTable is the state of a job's tasks in a run. Task i is the leaves
-// [i*size, (i+1)*size) of the plan's leaves file (see MakePlan), which is
-// the same in every run: its keys are read from the file when needed, and
-// the table holds a few bytes a task, whatever the job's size.
+// [i*size, (i+1)*size) of the plan's leaves in the job's order (see
+// MakePlan), which is the same in every run: its keys are read from the
+// plan when needed, and the table holds a few bytes a task, whatever the
+// job's size.
 type taskTable struct {
-	leaves  *keyfile.File
+	leaves  *jobLeaves
 	size    int64
 	n       int
 	done    []bool  // its positions are in the book
@@ -27,7 +27,7 @@ type taskTable struct {
 
 // newTaskTable returns the tasks of size positions of the leaves, none
 // done yet.
-func newTaskTable(leaves *keyfile.File, size int) *taskTable {
+func newTaskTable(leaves *jobLeaves, size int) *taskTable {
 	n := int((leaves.Len() + int64(size) - 1) / int64(size))
 	return &taskTable{
 		leaves:  leaves,
@@ -121,57 +121,44 @@ func (t *taskTable) leavesLeft() (left, total int64) {
 }
 
 // markHeld marks done every task whose positions held yields all: the
-// book's entries of the leaves' depth, in key order. It reads the leaves
-// file once, beside held.
+// book's entries of the leaves' depth, in key order.
 func (t *taskTable) markHeld(held iter.Seq2[book.Entry, error]) error {
-	next, stop := iter.Pull2(held)
-	defer stop()
-	e, err, ok := next()
-	sc := t.leaves.Scan(0, t.leaves.Len())
-	allHeld := true
-	for sc.Next() {
-		for ok && err == nil && e.Key < sc.Key() {
-			e, err, ok = next()
+	has, err := t.leaves.having(held, func(book.Entry) bool { return true })
+	if err != nil {
+		return err
+	}
+	for i := range t.n {
+		from, to := t.bounds(i)
+		all := true
+		for o := from; o < to && all; o++ {
+			all = has.has(o)
 		}
-		if err != nil {
-			return err
-		}
-		allHeld = allHeld && ok && e.Key == sc.Key()
-		i := int(sc.Index() / t.size)
-		if sc.Index()%t.size == t.size-1 || sc.Index() == t.leaves.Len()-1 {
-			if allHeld {
-				t.setDone(i)
-			}
-			allHeld = true
+		if all {
+			t.setDone(i)
 		}
 	}
-	return sc.Err()
+	return nil
 }
 
 // tasksWith returns the tasks with an entry of held (the book's entries
 // of the leaves' depth, in key order) that match: the tasks to solve again
-// when match finds a quarantined worker's entries. It reads the leaves
-// file once, beside held.
+// when match finds a quarantined worker's entries.
 func (t *taskTable) tasksWith(held iter.Seq2[book.Entry, error], match func(book.Entry) bool) ([]int, error) {
-	next, stop := iter.Pull2(held)
-	defer stop()
-	e, err, ok := next()
-	sc := t.leaves.Scan(0, t.leaves.Len())
+	has, err := t.leaves.having(held, match)
+	if err != nil {
+		return nil, err
+	}
 	var tasks []int
-	for sc.Next() {
-		for ok && err == nil && e.Key < sc.Key() {
-			e, err, ok = next()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if ok && e.Key == sc.Key() && match(e) {
-			if i := int(sc.Index() / t.size); len(tasks) == 0 || tasks[len(tasks)-1] != i {
+	for i := range t.n {
+		from, to := t.bounds(i)
+		for o := from; o < to; o++ {
+			if has.has(o) {
 				tasks = append(tasks, i)
+				break
 			}
 		}
 	}
-	return tasks, sc.Err()
+	return tasks, nil
 }
 
 // checkKeys reports an error unless keys are the keys of task i.

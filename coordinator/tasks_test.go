@@ -2,7 +2,7 @@ package coordinator
 
 import (
 	"context"
-	"path/filepath"
+	"iter"
 	"slices"
 	"testing"
 
@@ -12,33 +12,79 @@ import (
 	"github.com/c4book/c4book/solver"
 )
 
-// leavesOf writes keys as a leaves file and opens it.
-func leavesOf(tb testing.TB, keys []uint64) *keyfile.File {
+// leavesOf writes keys as a leaves file, and order (if not nil) as the
+// order of the job's leaves, and opens them.
+func leavesOf(tb testing.TB, keys, order []uint64) *jobLeaves {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "leaves")
-	w, err := keyfile.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, k := range keys {
-		if err := w.Add(k); err != nil {
+	dir := tb.TempDir()
+	write := func(w *keyfile.Writer, err error, values []uint64) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, v := range values {
+			if err := w.Add(v); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
+	w, err := keyfile.Create(leavesFile(dir))
+	write(w, err, keys)
+	if order != nil {
+		w, err := keyfile.CreateList(orderFile(dir))
+		write(w, err, order)
 	}
-	kf, err := keyfile.Open(path)
+	l, err := openLeaves(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { kf.Close() })
-	return kf
+	tb.Cleanup(func() { l.Close() })
+	return l
+}
+
+// TestTaskTable_order: with an order, task i is the leaves of places
+// [i*size, (i+1)*size) of the order, and a task is held when those are.
+func TestTaskTable_order(t *testing.T) {
+	keys := []uint64{10, 20, 30, 40, 50, 60, 70}
+	tt := newTaskTable(leavesOf(t, keys, []uint64{6, 0, 3, 1, 5, 2, 4}), 3)
+	for i, want := range [][]uint64{{70, 10, 40}, {20, 60, 30}, {50}} {
+		if got, err := tt.keys(i); err != nil || !slices.Equal(got, want) {
+			t.Errorf("task %d: keys %v, %v; want %v", i, got, err, want)
+		}
+	}
+	entries := func(keys ...uint64) iter.Seq2[book.Entry, error] {
+		return func(yield func(book.Entry, error) bool) {
+			for _, k := range keys {
+				if !yield(book.Entry{Depth: 8, Key: k}, nil) {
+					return
+				}
+			}
+		}
+	}
+	if err := tt.markHeld(entries(10, 20, 40, 50, 70)); err != nil {
+		t.Fatal(err)
+	}
+	if !tt.done[0] || tt.done[1] || !tt.done[2] || tt.pending != 1 {
+		t.Errorf("done %v, %d pending: want tasks 0 and 2 done", tt.done, tt.pending)
+	}
+	got, err := tt.tasksWith(entries(10, 30, 60), func(e book.Entry) bool { return e.Key != 10 })
+	if err != nil || !slices.Equal(got, []int{1}) {
+		t.Errorf("tasksWith(30, 60) = %v, %v; want [1]", got, err)
+	}
+	bad := leavesOf(t, keys, []uint64{0, 9, 1, 2, 3, 4, 5})
+	if _, err := bad.Keys(nil, 0, 3); err == nil {
+		t.Error("Keys of an order naming leaf 9 of 7: no error")
+	}
+	if _, err := bad.having(entries(10), func(book.Entry) bool { return true }); err == nil {
+		t.Error("having with an order naming leaf 9 of 7: no error")
+	}
 }
 
 func TestTaskTable(t *testing.T) {
 	keys := []uint64{10, 20, 30, 40, 50, 60, 70}
-	tt := newTaskTable(leavesOf(t, keys), 3)
+	tt := newTaskTable(leavesOf(t, keys, nil), 3)
 	if tt.Len() != 3 || tt.pending != 3 {
 		t.Fatalf("%d tasks, %d pending; want 3 of 3, 3, 1 positions", tt.Len(), tt.pending)
 	}

@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // MaxWidth is the widest board a move string can describe: columns are
@@ -113,6 +114,9 @@ func (b *Board) Cells() int { return b.cells }
 
 // KeyBits is the number of bits a position key can use: W*(H+1).
 func (b *Board) KeyBits() int { return b.width * int(b.stride) }
+
+// CenterFirst returns the columns center first, the default move order.
+func (b *Board) CenterFirst() []int { return slices.Clone(b.order) }
 
 // String returns the size as "WxH".
 func (b *Board) String() string { return fmt.Sprintf("%dx%d", b.width, b.height) }

@@ -2,8 +2,9 @@
 // that a job's positions take disk, not memory: a level of a generation
 // job (its positions with a given number of stones), or its leaves. A file
 // is written once, in increasing order, and read in order or by index.
-// Sets larger than memory are sorted by a Sorter, which spills sorted runs
-// to disk and merges them.
+// A list is the same file with its values in any order (a value for each
+// key of a key file, or indexes into one). Sets larger than memory are
+// sorted by a Sorter, which spills sorted runs to disk and merges them.
 package keyfile
 
 import (
@@ -24,11 +25,14 @@ import (
 //	| 'f'  | uint32  | little endian | little endian, strictly rising   |
 //	+------+---------+---------------+----------------------------------+
 //
+// A list is the same with magic "c4kl" and its values in any order.
+//
 // The count is written when the file is complete, and the file takes its
 // name only then (it is written under name+".tmp" and renamed): a file
 // found under its name is whole, and its size is 16 + 8*count bytes.
 const (
 	magic      = "c4kf"
+	listMagic  = "c4kl"
 	version    = 1
 	headerLen  = 16
 	keyLen     = 8
@@ -39,10 +43,11 @@ const (
 // file of this version.
 var ErrFormat = errors.New("not a key file")
 
-// Writer writes a key file. Keys must be added in strictly increasing
-// order.
+// Writer writes a key file, whose keys must be added in strictly
+// increasing order, or a list, whose values come in any order.
 type Writer struct {
 	path    string
+	list    bool // a list: values in any order
 	durable bool // synced on Close: a run of a Sorter is not
 	f       *os.File
 	w       *bufio.Writer
@@ -53,17 +58,23 @@ type Writer struct {
 
 // Create starts the key file path. Nothing is found under path until
 // Close succeeds; Abort gives up.
-func Create(path string) (*Writer, error) { return create(path, true) }
+func Create(path string) (*Writer, error) { return create(path, false, true) }
 
-// create is Create, with Close syncing the file or not.
-func create(path string, durable bool) (*Writer, error) {
+// CreateList starts the list path, as Create starts a key file.
+func CreateList(path string) (*Writer, error) { return create(path, true, true) }
+
+// create is Create or CreateList, with Close syncing the file or not.
+func create(path string, list, durable bool) (*Writer, error) {
 	f, err := os.Create(path + tempSuffix)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{path: path, durable: durable, f: f, w: bufio.NewWriterSize(f, 1<<16)}
+	w := &Writer{path: path, list: list, durable: durable, f: f, w: bufio.NewWriterSize(f, 1<<16)}
 	var h [headerLen]byte
 	copy(h[:], magic)
+	if list {
+		copy(h[:], listMagic)
+	}
 	binary.LittleEndian.PutUint32(h[4:], version)
 	if _, err := w.w.Write(h[:]); err != nil {
 		w.Abort()
@@ -72,9 +83,10 @@ func create(path string, durable bool) (*Writer, error) {
 	return w, nil
 }
 
-// Add appends key, which must be greater than the key added before.
+// Add appends key, which in a key file must be greater than the key added
+// before.
 func (w *Writer) Add(key uint64) error {
-	if w.count > 0 && key <= w.last {
+	if !w.list && w.count > 0 && key <= w.last {
 		return fmt.Errorf("keyfile %s: key %#x after %#x: keys must rise", w.path, key, w.last)
 	}
 	binary.LittleEndian.PutUint64(w.buf[:], key)
@@ -136,8 +148,8 @@ func syncDir(dir string) error {
 	return err
 }
 
-// File is a key file open for reading. Its methods may be called from
-// several goroutines at once.
+// File is a key file or a list open for reading. Its methods may be
+// called from several goroutines at once.
 type File struct {
 	path  string
 	f     *os.File
@@ -145,12 +157,18 @@ type File struct {
 }
 
 // Open opens the key file path and checks its header and size.
-func Open(path string) (*File, error) {
+func Open(path string) (*File, error) { return open(path, magic) }
+
+// OpenList opens the list path and checks its header and size.
+func OpenList(path string) (*File, error) { return open(path, listMagic) }
+
+// open opens the file path, which must have magic m.
+func open(path, m string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	kf, err := check(path, f)
+	kf, err := check(path, f, m)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -158,13 +176,14 @@ func Open(path string) (*File, error) {
 	return kf, nil
 }
 
-// check reads the header of f and checks it against the size of f.
-func check(path string, f *os.File) (*File, error) {
+// check reads the header of f, which must have magic m, and checks it
+// against the size of f.
+func check(path string, f *os.File, m string) (*File, error) {
 	var h [headerLen]byte
 	if _, err := io.ReadFull(f, h[:]); err != nil {
 		return nil, fmt.Errorf("keyfile %s: %w: %v", path, ErrFormat, err)
 	}
-	if string(h[:4]) != magic || binary.LittleEndian.Uint32(h[4:]) != version {
+	if string(h[:4]) != m || binary.LittleEndian.Uint32(h[4:]) != version {
 		return nil, fmt.Errorf("keyfile %s: %w: header %q", path, ErrFormat, h[:8])
 	}
 	count := binary.LittleEndian.Uint64(h[8:])

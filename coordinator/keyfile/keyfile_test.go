@@ -89,34 +89,78 @@ func TestOpen_errors(t *testing.T) {
 	}
 }
 
-// TestSorter: keys added in any order, with repeats, come out once each
-// in order, spilled or not; the runs are removed.
+// TestSorter: pairs added in any order, with repeats, come out once each
+// in order of key then value, spilled or not; the runs are removed.
 func TestSorter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, memKeys := range []int{1, 97, 1000, 1 << 20} {
+	for _, memPairs := range []int{1, 97, 1000, 1 << 20} {
 		dir := t.TempDir()
-		s := NewSorter(dir, memKeys)
-		want := map[uint64]bool{}
+		s := NewSorter(dir, memPairs)
+		want := map[Pair]bool{}
 		n := 5000
-		if memKeys == 1 {
-			n = 50 // a run a key
+		if memPairs == 1 {
+			n = 50 // a run a pair
 		}
 		for range n {
-			k := rng.Uint64N(3000) << 20
-			want[k] = true
-			if err := s.Add(k); err != nil {
+			p := Pair{rng.Uint64N(3000) << 20, rng.Uint64N(3)}
+			want[p] = true
+			if err := s.Add(p.Key, p.Value); err != nil {
 				t.Fatal(err)
 			}
 		}
-		var got []uint64
-		if err := s.Merge(func(k uint64) error { got = append(got, k); return nil }); err != nil {
+		var got []Pair
+		if err := s.Merge(func(k, v uint64) error { got = append(got, Pair{k, v}); return nil }); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.IsSorted(got) || len(got) != len(want) || len(slices.Compact(slices.Clone(got))) != len(got) {
-			t.Errorf("memKeys %d: %d keys out, want %d distinct in order", memKeys, len(got), len(want))
+		if !slices.IsSortedFunc(got, Pair.compare) || len(got) != len(want) || len(slices.Compact(slices.Clone(got))) != len(got) {
+			t.Errorf("memPairs %d: %d pairs out, want %d distinct in order", memPairs, len(got), len(want))
+		}
+		for _, p := range got {
+			if !want[p] {
+				t.Errorf("memPairs %d: pair %v out, never added", memPairs, p)
+			}
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-			t.Errorf("memKeys %d: runs left after Merge: %d", memKeys, len(entries))
+			t.Errorf("memPairs %d: runs left after Merge: %d", memPairs, len(entries))
 		}
+	}
+}
+
+// TestList: a list keeps its values in the order added, repeats
+// included, and is not opened as a key file, nor a key file as a list.
+func TestList(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "order")
+	w, err := CreateList(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := []uint64{9, 1, 1, 5, 0}
+	for _, v := range values {
+		if err := w.Add(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := OpenList(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got, err := l.Keys(nil, 0, l.Len()); err != nil || !slices.Equal(got, values) {
+		t.Errorf("the list's values = %v, %v; want %v", got, err, values)
+	}
+	if _, err := Open(path); !errors.Is(err, ErrFormat) {
+		t.Errorf("Open of a list = %v, want ErrFormat", err)
+	}
+	kw, _ := Create(filepath.Join(dir, "keys"))
+	kw.Add(1)
+	if err := kw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenList(filepath.Join(dir, "keys")); !errors.Is(err, ErrFormat) {
+		t.Errorf("OpenList of a key file = %v, want ErrFormat", err)
 	}
 }
