@@ -276,9 +276,9 @@ func (j *job) run(ctx context.Context) error {
 		j.log.Info("entries were revoked since the job's plan was made: planning again", "run", j.runNo)
 	}
 	// The results of an earlier run's tasks name them by index: with
-	// another task size, the indexes name other positions.
-	j.stale = rec.TaskSize != 0 && rec.TaskSize != j.cfg.Spec.TaskSize
-	rec.TaskSize = j.cfg.Spec.TaskSize
+	// another task size or layout, the indexes name other positions.
+	j.stale = rec.TaskSize != 0 && (rec.TaskSize != j.cfg.Spec.TaskSize || rec.TaskLayout != taskLayout)
+	rec.TaskSize, rec.TaskLayout = j.cfg.Spec.TaskSize, taskLayout
 	j.record = rec
 	for _, w := range rec.Quarantined {
 		j.quarantine(w) // by an earlier run
