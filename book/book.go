@@ -41,11 +41,10 @@ const (
 const (
 	// DefaultCacheBytes is the default block cache: the hot part of a large
 	// book (a book's lookups and scans are mostly in key order, and the
-	// operating system's page cache holds the rest of its files). The
-	// quick start's job took 47.6 s with 64 MiB and 16 MiB memtables,
-	// 48.0 s with these defaults, and a coordinator of the depth-14 book
-	// peaks under 160 MiB with them (docs/benchmarks.md). A server of a
-	// large book answering from Pebble may want more.
+	// operating system's page cache holds the rest of its files). A
+	// generation job ran as fast with it as with four times more, in much
+	// less memory (docs/benchmarks.md, the coordinator at scale). A
+	// server of a large book answering from Pebble may want more.
 	DefaultCacheBytes = 16 << 20
 	// DefaultMemTableBytes is the default Pebble memtable size: writes are
 	// synced batches of thousands of entries, and a larger memtable only

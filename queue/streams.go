@@ -37,10 +37,10 @@ const (
 	// or result published again within it is stored once. It covers the
 	// retries of a publish whose ack was lost; a copy stored later is
 	// harmless (a task solved twice, a result ignored as a duplicate), and
-	// the server keeps every id of the window in memory, about 250 bytes
-	// each: with the stand-in workers of the scale benchmark (1,300
-	// messages a second), two minutes held 38 MB of a coordinator's heap
-	// (its embedded server's), so the window is short.
+	// the server keeps every id of the window in memory, a few hundred
+	// bytes each, in the coordinator's heap when the server is embedded:
+	// at the message rates of the scale benchmark a window of minutes
+	// holds tens of MB (docs/benchmarks.md), so the window is short.
 	DuplicateWindow = 20 * time.Second
 	// WorkerStatusTTL is how long a worker's status stays in the status
 	// bucket after its last PutWorkerStatus. Workers put theirs well
@@ -65,8 +65,8 @@ const (
 	// them, publishing is refused (and retried) rather than filling the
 	// server's disk. Coordinators keep a window of tasks in the stream
 	// (coordinator.Config.Window, 4096 by default: a few MB); results
-	// pile up only while no coordinator takes them, and the results of a
-	// whole depth-14 book take about 350 MB.
+	// pile up only while no coordinator takes them, and those of a whole
+	// deep book fit well within the bound.
 	taskStreamMaxBytes   = 256 << 20
 	resultStreamMaxBytes = 1 << 30
 

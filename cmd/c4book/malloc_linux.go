@@ -10,10 +10,8 @@ import "os"
 // Pebble, under the book, allocates its block cache, memtables and the
 // buffers of its compactions with C's malloc. glibc gives a thread that
 // allocates while another does an arena of its own, up to eight per CPU,
-// and keeps freed memory in each: a coordinator making the depth-13 book
-// of the empty board (against an external nats-server, 16 MiB cache, 4
-// MiB memtables) peaked at 131 MiB of resident memory with glibc's
-// default and at 101 MiB with two arenas (scripts/coordinator-memory.sh,
+// and keeps freed memory in each, so a coordinator's resident memory grew
+// well beyond what it holds with two arenas (scripts/coordinator-memory.sh,
 // docs/benchmarks.md). Two are enough for Pebble's few threads. A
 // MALLOC_ARENA_MAX in the environment is left to glibc.
 func init() {
