@@ -42,6 +42,38 @@ import (
 //     worker), the cross-check is skipped and counted
 //     (Summary.CrossSkipped): the scores are stored on one worker's word.
 
+// checkResult returns the book entries of result r of a task of the
+// running job, or an error saying why the result is rejected: a task this
+// job never issued, positions other than the task's, a score no position
+// of that depth can have, or a win at once (a leaf that makes four at once
+// is scored while planning, never solved). run is the current run.
+func checkResult(b *solver.Board, tasks *taskTable, run int, r *queue.Result) ([]book.Entry, error) {
+	taskRun, _, index := splitTaskID(r.TaskID)
+	if taskRun < 1 || taskRun > run || index >= tasks.Len() {
+		return nil, fmt.Errorf("task %d (run %d, index %d) was not issued", r.TaskID, taskRun, index)
+	}
+	if err := tasks.checkKeys(index, r.Keys); err != nil {
+		return nil, err
+	}
+	if len(r.Scores) != len(r.Keys) {
+		return nil, fmt.Errorf("task %d: %d scores for %d positions", index, len(r.Scores), len(r.Keys))
+	}
+	entries := make([]book.Entry, len(r.Keys))
+	for i, k := range r.Keys {
+		p, err := b.PositionFromKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("task %d: %w", index, err) // not from this plan: cannot happen
+		}
+		score := int(r.Scores[i])
+		lo, hi := b.ScoreRange(p.Moves())
+		if hi = b.WinNowScore(p.Moves()) - 1; score < lo || score > hi {
+			return nil, fmt.Errorf("task %d: position %d scored %d, outside [%d, %d] for %d stones that do not make four at once", index, i, score, lo, hi, p.Moves())
+		}
+		entries[i] = book.EntryOf(p, book.Value{Score: score, Origin: book.OriginSolved})
+	}
+	return entries, nil
+}
+
 // maxCrossCopies is how many copies of a cross-checked task are published
 // in one run before the coordinator checks the result itself.
 const maxCrossCopies = 4
