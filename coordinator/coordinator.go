@@ -15,7 +15,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/c4book/c4book/book"
@@ -196,12 +195,10 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
 	}
 	j.summary.JobID = j.id
+	j.status = &statusReporter{q: cfg.Queue, log: j.log, every: cfg.StatusEvery, jobID: j.id, start: j.start, counts: j.statusCounts}
 	if cfg.MinFreeBytes > 0 {
 		j.cfg.Book = &guardedBook{JobBook: cfg.Book, ctx: ctx, min: uint64(cfg.MinFreeBytes), log: j.log,
-			waiting: func(on bool) {
-				j.diskFull.Store(on)
-				j.putLastStatus(ctx)
-			}}
+			waiting: func(on bool) { j.status.waitingForDisk(ctx, on) }}
 	}
 	err := j.run(ctx)
 	j.summary.Wall = time.Since(j.start)
@@ -233,16 +230,13 @@ type job struct {
 	toRequeue     []string               // workers quarantined whose results are not yet queued again
 	requeued      []int                  // tasks whose first result of a cross-check was voided by a quarantine
 	refereeSolver *solver.Solver         // the coordinator's own, for disagreements
-	diskFull      atomic.Bool            // writes wait for disk space
 	registered    map[string]book.Worker // registered workers, by name, as looked up
 	watch         *overdueWatch          // how long tasks take; set when solving starts
 	malformed     int64                  // malformed results dropped in this run
 
-	countsMu sync.Mutex // guards summary.Workers, read by putStatus from other goroutines
+	countsMu sync.Mutex // guards summary.Workers, read by the status reporter from other goroutines
 
-	statusMu            sync.Mutex    // guards the last status, put from several goroutines
-	lastState           book.JobState // of the last status stored
-	lastDone, lastTotal int64
+	status *statusReporter
 }
 
 func (j *job) run(ctx context.Context) error {
@@ -334,6 +328,15 @@ func (j *job) heldEntries() iter.Seq2[book.Entry, error] {
 	}
 }
 
+// statusCounts fills in the job's counts of a status: the status
+// reporter's counts.
+func (j *job) statusCounts(s *queue.JobStatus) {
+	s.Failed, s.Quarantined = uint64(len(j.summary.Failed)), j.summary.Quarantined
+	j.countsMu.Lock()
+	s.Workers = maps.Clone(j.summary.Workers)
+	j.countsMu.Unlock()
+}
+
 // save stores the job record in the book.
 func (j *job) save(state book.JobState, message string) error {
 	j.record.State = state
@@ -370,7 +373,7 @@ func (j *job) plan(ctx context.Context) error {
 	if err := j.retry(ctx, "setting up the queue", func() error { return j.cfg.Queue.EnsureStreams(ctx, j.cfg.Stream) }); err != nil {
 		return err
 	}
-	update, stop := j.reportStatus(ctx, book.JobPlanning)
+	update, stop := j.status.report(ctx, book.JobPlanning)
 	st, err := MakePlan(ctx, j.cfg.Spec, j.cfg.Book, j.dir, &PlanOptions{
 		MemKeys: j.cfg.PlanMemKeys,
 		Progress: func(n int64) {
@@ -450,7 +453,7 @@ func (j *job) solve(ctx context.Context) error {
 	j.progress(book.JobSolving, doneLeaves, total, start)
 	status := time.NewTicker(j.cfg.StatusEvery)
 	defer status.Stop()
-	j.putStatus(ctx, book.JobSolving, doneLeaves, total)
+	j.status.put(ctx, book.JobSolving, doneLeaves, total)
 
 	lastResult := time.Now() // or the last look for stranded tasks
 	for j.tasks.pending > 0 {
@@ -468,7 +471,7 @@ func (j *job) solve(ctx context.Context) error {
 			if err := j.republishOverdue(ctx); err != nil {
 				return err
 			}
-			j.putStatus(ctx, book.JobSolving, doneLeaves, total)
+			j.status.put(ctx, book.JobSolving, doneLeaves, total)
 			j.record.Solved = doneLeaves
 			if err := j.save(book.JobSolving, ""); err != nil {
 				return err
@@ -479,7 +482,7 @@ func (j *job) solve(ctx context.Context) error {
 		n, err := j.fetch(ctx, results, time.Second)
 		switch {
 		case ctx.Err() != nil:
-			j.putStatus(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
+			j.status.put(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
 			return ctx.Err()
 		case errors.Is(err, queue.ErrNotReady):
 			// A part of the queue is gone (deleted by a client with every
@@ -519,7 +522,7 @@ func (j *job) solve(ctx context.Context) error {
 	}
 	if failed := len(j.summary.Failed); failed > 0 {
 		msg := fmt.Sprintf("%d of %d tasks failed after %d deliveries each; run the same command again to retry them", failed, j.tasks.Len(), j.cfg.Stream.MaxDeliver)
-		j.putStatus(ctx, book.JobFailed, doneLeaves, total)
+		j.status.put(ctx, book.JobFailed, doneLeaves, total)
 		if err := j.save(book.JobFailed, msg); err != nil {
 			return err
 		}
@@ -856,59 +859,6 @@ func (j *job) moves(index int) []string {
 	return moves
 }
 
-// putStatus stores the job status in the queue's status bucket; a failure
-// is logged, not fatal. done and total count the positions of the phase.
-func (j *job) putStatus(ctx context.Context, state book.JobState, done, total int64) {
-	j.statusMu.Lock()
-	defer j.statusMu.Unlock()
-	j.lastState, j.lastDone, j.lastTotal = state, done, total
-	s := queue.JobStatus{
-		JobID: j.id, State: string(state), Total: uint64(total), Done: uint64(done),
-		Failed: uint64(len(j.summary.Failed)), Started: j.start, Quarantined: j.summary.Quarantined,
-	}
-	j.countsMu.Lock()
-	s.Workers = maps.Clone(j.summary.Workers)
-	j.countsMu.Unlock()
-	if j.diskFull.Load() {
-		s.Message = "waiting for disk space"
-	}
-	err := j.cfg.Queue.PutJobStatus(ctx, s)
-	if err != nil && ctx.Err() == nil {
-		j.log.Warn("storing job status", "error", err)
-	}
-}
-
-// putLastStatus stores the last status again.
-func (j *job) putLastStatus(ctx context.Context) {
-	j.statusMu.Lock()
-	state, done, total := j.lastState, j.lastDone, j.lastTotal
-	j.statusMu.Unlock()
-	j.putStatus(ctx, state, done, total)
-}
-
-// reportStatus stores the job's status in state every StatusEvery, with
-// the counts last given to update, until stop is called: the status of a
-// phase whose progress comes from another goroutine.
-func (j *job) reportStatus(ctx context.Context, state book.JobState) (update func(done, total int64), stop func()) {
-	var done, total atomic.Int64
-	quit, finished := make(chan struct{}), make(chan struct{})
-	j.putStatus(ctx, state, 0, 0)
-	go func() {
-		defer close(finished)
-		tick := time.NewTicker(j.cfg.StatusEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-tick.C:
-				j.putStatus(ctx, state, done.Load(), total.Load())
-			case <-quit:
-				return
-			}
-		}
-	}()
-	return func(d, t int64) { done.Store(d); total.Store(t) }, func() { close(quit); <-finished }
-}
-
 // derive scores the interior positions and marks the job done.
 func (j *job) derive(ctx context.Context) error {
 	if err := j.save(book.JobDeriving, ""); err != nil {
@@ -918,7 +868,7 @@ func (j *job) derive(ctx context.Context) error {
 	// The progress of this phase counts the positions above the leaves
 	// gone through, those the book holds included (see Derive): the
 	// number derived is known only at the end.
-	update, stop := j.reportStatus(ctx, book.JobDeriving)
+	update, stop := j.status.report(ctx, book.JobDeriving)
 	n, err := Derive(ctx, j.cfg.Spec, j.cfg.Book, j.dir, func(done, total int64) {
 		// Derive makes one call at a time, the first with done 0.
 		if done == 0 {
@@ -943,7 +893,7 @@ func (j *job) derive(ctx context.Context) error {
 	}
 	if j.tasks.Len() > 0 {
 		_, total := j.tasks.leavesLeft()
-		j.putStatus(ctx, book.JobDone, total, total)
+		j.status.put(ctx, book.JobDone, total, total)
 		if err := j.cfg.Queue.RemoveJob(ctx, j.id); err != nil {
 			j.log.Warn("removing the finished job's consumer and messages from the queue", "error", err)
 		}
