@@ -190,7 +190,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	}
 	j := &job{cfg: cfg, id: cfg.Spec.ID(), dir: filepath.Join(cfg.PlanDir, cfg.Spec.ID()), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID()),
 		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, registered: map[string]book.Worker{},
-		identities: map[string]bool{}, identityIndex: map[string]int32{}, secret: rand.Uint64()}
+		identities: map[string]bool{}, identityIndex: map[string]int32{}, secret: runSecret(rand.Uint64())}
 	if err := queue.ValidJobID(j.id); err != nil {
 		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
 	}
@@ -215,12 +215,10 @@ type job struct {
 	record  book.Job
 	runNo   int
 	tasks   *taskTable
-	next    int  // the next task to publish a first time
-	open    int  // tasks published and still needed
 	stale   bool // tasks of earlier runs had another size: their results cannot be checked
 	summary Summary
 
-	secret        uint64                 // drawn at each run: which tasks are cross-checked, and the copy ids
+	secret        runSecret              // drawn at each run: which tasks are cross-checked, and the copy ids
 	firstResults  map[int]queue.Result   // cross-checked tasks: the first result, awaiting another worker's
 	rejections    map[string]int         // worker -> results rejected
 	quarantined   map[string]bool        // workers whose results are ignored
@@ -231,8 +229,9 @@ type job struct {
 	requeued      []int                  // tasks whose first result of a cross-check was voided by a quarantine
 	refereeSolver *solver.Solver         // the coordinator's own, for disagreements
 	registered    map[string]book.Worker // registered workers, by name, as looked up
-	watch         *overdueWatch          // how long tasks take; set when solving starts
 	malformed     int64                  // malformed results dropped in this run
+
+	dispatch *dispatcher // set once the plan is open
 
 	countsMu sync.Mutex // guards summary.Workers, read by the status reporter from other goroutines
 
@@ -287,7 +286,7 @@ func (j *job) run(ctx context.Context) error {
 	}
 	defer leaves.Close()
 	j.tasks = newTaskTable(leaves, j.cfg.Spec.TaskSize)
-	j.watch = newOverdueWatch(j.tasks.Len(), j.cfg.Stream.AckWait)
+	j.dispatch = newDispatcher(j.cfg, j.id, j.runNo, j.secret, j.log, &j.summary, j.tasks)
 	if err := j.tasks.markHeld(j.heldEntries()); err != nil {
 		return err
 	}
@@ -370,7 +369,7 @@ func (j *job) plan(ctx context.Context) error {
 	// The queue is set up here, once a run, before anything else: the
 	// job's status, planning included, is stored in it, and solving
 	// publishes into it.
-	if err := j.retry(ctx, "setting up the queue", func() error { return j.cfg.Queue.EnsureStreams(ctx, j.cfg.Stream) }); err != nil {
+	if err := retry(ctx, j.log, "setting up the queue", func() error { return j.cfg.Queue.EnsureStreams(ctx, j.cfg.Stream) }); err != nil {
 		return err
 	}
 	update, stop := j.status.report(ctx, book.JobPlanning)
@@ -410,11 +409,11 @@ func (j *job) solve(ctx context.Context) error {
 	// in while no coordinator ran are stored, so that their tasks are not
 	// published again: only tasks still in a worker's hands are solved
 	// twice.
-	if err := j.retry(ctx, "removing old tasks", func() error { return q.PurgeTasks(ctx, j.id) }); err != nil {
+	if err := retry(ctx, j.log, "removing old tasks", func() error { return q.PurgeTasks(ctx, j.id) }); err != nil {
 		return err
 	}
 	var results Results
-	if err := j.retry(ctx, "binding to the results", func() error {
+	if err := retry(ctx, j.log, "binding to the results", func() error {
 		src, err := q.Results(ctx, j.id)
 		if err != nil {
 			return err
@@ -433,7 +432,7 @@ func (j *job) solve(ctx context.Context) error {
 	failures := make(chan uint64, 64)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	if err := j.retry(ctx, "watching failed tasks", func() error {
+	if err := retry(ctx, j.log, "watching failed tasks", func() error {
 		return q.WatchMaxDeliveries(watchCtx, func(seq uint64) {
 			select {
 			case failures <- seq:
@@ -443,7 +442,7 @@ func (j *job) solve(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if err := j.publishMore(ctx); err != nil {
+	if err := j.dispatch.publishMore(ctx); err != nil {
 		return err
 	}
 	left, total := j.tasks.leavesLeft()
@@ -459,8 +458,8 @@ func (j *job) solve(ctx context.Context) error {
 	for j.tasks.pending > 0 {
 		select {
 		case seq := <-failures:
-			j.taskFailed(ctx, seq)
-			if err := j.publishMore(ctx); err != nil {
+			j.dispatch.taskFailed(ctx, seq)
+			if err := j.dispatch.publishMore(ctx); err != nil {
 				return err
 			}
 			continue
@@ -468,7 +467,7 @@ func (j *job) solve(ctx context.Context) error {
 			if err := j.repairQueue(ctx, &results); err != nil {
 				return err
 			}
-			if err := j.republishOverdue(ctx); err != nil {
+			if err := j.dispatch.republishOverdue(ctx); err != nil {
 				return err
 			}
 			j.status.put(ctx, book.JobSolving, doneLeaves, total)
@@ -498,7 +497,7 @@ func (j *job) solve(ctx context.Context) error {
 		case errors.Is(err, errNoResult):
 			if time.Since(lastResult) >= j.cfg.IdleCheck {
 				lastResult = time.Now()
-				if err := j.recoverStranded(ctx); err != nil {
+				if err := j.dispatch.recoverStranded(ctx); err != nil {
 					return err
 				}
 			}
@@ -509,17 +508,12 @@ func (j *job) solve(ctx context.Context) error {
 		lastResult = time.Now()
 		doneLeaves += n
 		j.progress(book.JobSolving, doneLeaves, total, start)
-		if err := j.publishMore(ctx); err != nil {
+		if err := j.dispatch.publishMore(ctx); err != nil {
 			return err
 		}
 	}
 	j.record.Solved = doneLeaves
-	j.summary.Failed = j.summary.Failed[:0]
-	for i := range j.tasks.Len() {
-		if j.tasks.failed[i] && !j.tasks.done[i] {
-			j.summary.Failed = append(j.summary.Failed, FailedTask{Index: i, Moves: j.moves(i)})
-		}
-	}
+	j.summary.Failed = j.dispatch.appendFailed(j.summary.Failed[:0])
 	if failed := len(j.summary.Failed); failed > 0 {
 		msg := fmt.Sprintf("%d of %d tasks failed after %d deliveries each; run the same command again to retry them", failed, j.tasks.Len(), j.cfg.Stream.MaxDeliver)
 		j.status.put(ctx, book.JobFailed, doneLeaves, total)
@@ -529,57 +523,6 @@ func (j *job) solve(ctx context.Context) error {
 		return fmt.Errorf("%w: %s", ErrTasksFailed, msg)
 	}
 	return nil
-}
-
-// publishMore publishes a first copy of each of the next tasks not done, up
-// to the window, in one call. A cross-checked task gets its second copy
-// when the first is answered (collect publishes again a task still needed
-// with no copy out): see trust.go.
-func (j *job) publishMore(ctx context.Context) error {
-	var batch []queue.Task
-	for j.open < j.cfg.Window && j.next < j.tasks.Len() {
-		i := j.next
-		j.next++
-		if !j.tasks.needed(i) {
-			continue
-		}
-		t, err := j.taskMsg(i)
-		if err != nil {
-			return err
-		}
-		batch = append(batch, t)
-		j.open++
-	}
-	return j.publish(ctx, batch)
-}
-
-// closed counts task i, published, as no longer needed: done or failed.
-func (j *job) closed(i int) {
-	if i < j.next && j.open > 0 {
-		j.open--
-	}
-}
-
-// retry calls fn until it succeeds, returns an error that is not passing
-// (see queue.Transient), or ctx is done: while the NATS server restarts or
-// does not answer yet, the coordinator waits for it, with the backoff of
-// every client of the queue (queue.Backoff), saying so at once and then
-// once a minute.
-func (j *job) retry(ctx context.Context, what string, fn func() error) error {
-	err := queue.Backoff{First: time.Second, Level: slog.LevelWarn}.Retry(ctx, j.log, "the NATS server: "+what, fn)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return err
-}
-
-// publish publishes tasks, waiting for the server if it does not answer.
-// Publishing again is harmless: message ids make it idempotent.
-func (j *job) publish(ctx context.Context, tasks []queue.Task) error {
-	if len(tasks) == 0 {
-		return nil
-	}
-	return j.retry(ctx, "publishing tasks", func() error { return j.cfg.Queue.PublishTasks(ctx, tasks) })
 }
 
 // drain stores the results waiting in the stream, until none comes for
@@ -656,9 +599,7 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			j.term(m)
 			continue
 		}
-		if index < j.tasks.Len() {
-			j.watch.answered(index, time.Now())
-			j.tasks.answered(index)
+		if j.dispatch.answered(index) {
 			again = append(again, index)
 		}
 		needed := j.tasks.needed(index) || index < j.tasks.Len() && j.tasks.failed[index] && !j.tasks.done[index]
@@ -723,10 +664,7 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 				continue
 			}
 		}
-		if !j.tasks.failed[index] {
-			j.closed(index)
-		}
-		j.tasks.setDone(index)
+		j.dispatch.done(index)
 		newly += int64(len(es))
 		j.summary.Solved += int64(len(es))
 		if !j.quarantined[sender] {
@@ -764,18 +702,10 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			j.log.Log(ctx, level, "acking a stored result", "task", m.Result.TaskID, "error", err)
 		}
 	}
-	var short []int
-	for _, i := range again {
-		// A task not published yet in this run (the results of an earlier
-		// run are drained first) is published in its turn.
-		if i < j.next && j.tasks.needed(i) && j.tasks.out[i] == 0 {
-			short = append(short, i)
-		}
-	}
-	if len(short) > 0 {
-		if err := j.publishAgain(ctx, short); err != nil {
-			return newly, err
-		}
+	// A task not published yet in this run (the results of an earlier run
+	// are drained first) is published in its turn.
+	if err := j.dispatch.publishAnswered(ctx, again); err != nil {
+		return newly, err
 	}
 	return newly, nil
 }
@@ -785,78 +715,6 @@ func (j *job) term(m *queue.ResultMsg) {
 	if err := m.Term(); err != nil {
 		j.log.Warn("terminating a result", "error", err)
 	}
-}
-
-// taskFailed records the task at stream sequence seq as given up on.
-func (j *job) taskFailed(ctx context.Context, seq uint64) {
-	t, err := j.cfg.Queue.TaskBySeq(ctx, seq)
-	if err != nil {
-		j.log.Warn("a task exhausted its deliveries but cannot be read", "seq", seq, "error", err)
-		return
-	}
-	if t.JobID != j.id {
-		return // another job's: its coordinator reports it
-	}
-	run, _, index := splitTaskID(t.TaskID)
-	if run != j.runNo || !j.tasks.needed(index) {
-		_ = j.cfg.Queue.DeleteTask(ctx, seq)
-		return
-	}
-	j.closed(index)
-	j.tasks.setFailed(index)
-	j.log.Error("task failed: delivered the most times without a result", "task", index, "deliveries", j.cfg.Stream.MaxDeliver, "positions", j.moves(index))
-	if err := j.cfg.Queue.DeleteTask(ctx, seq); err != nil {
-		j.log.Warn("deleting a failed task", "seq", seq, "error", err)
-	}
-}
-
-// recoverStranded looks for the tasks of the job that no worker will get,
-// once the task queue is idle (see queue.Conn.StrandedTasks): a task still
-// in the stream was given up on, and is failed as if its notice had come;
-// a task published and not answered that is not in the stream was lost,
-// and is published again. Passing queue errors leave it for the next look.
-func (j *job) recoverStranded(ctx context.Context) error {
-	seqs, idle, err := j.cfg.Queue.StrandedTasks(ctx, j.id)
-	if err != nil || !idle {
-		if err != nil && ctx.Err() == nil {
-			j.log.Debug("looking for stranded tasks", "error", err)
-		}
-		return nil
-	}
-	for _, seq := range seqs {
-		j.taskFailed(ctx, seq)
-	}
-	var lost []int
-	for i := range j.next {
-		if j.tasks.needed(i) && j.tasks.out[i] > 0 {
-			lost = append(lost, i)
-		}
-	}
-	if len(lost) == 0 {
-		return nil
-	}
-	j.log.Warn("tasks lost from the queue (purged, or lost with the server's storage): publishing them again", "tasks", len(lost))
-	for _, i := range lost {
-		j.tasks.out[i] = 0
-	}
-	err = j.publishAgain(ctx, lost)
-	if err == nil {
-		err = j.publishMore(ctx) // given up on, some may have closed
-	}
-	return err
-}
-
-// moves returns the move strings of the positions of task index.
-func (j *job) moves(index int) []string {
-	var moves []string
-	keys, _ := j.tasks.keys(index)
-	for _, k := range keys {
-		if p, err := j.cfg.Spec.Board.PositionFromKey(k); err == nil {
-			s, _ := p.MoveString()
-			moves = append(moves, s)
-		}
-	}
-	return moves
 }
 
 // derive scores the interior positions and marks the job done.

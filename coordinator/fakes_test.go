@@ -156,8 +156,9 @@ func testJob(tb testing.TB, spec Spec, cfg Config) (*job, *memBook, *fakeQueue) 
 	j := &job{cfg: cfg, id: spec.ID(), dir: dir, log: cfg.Log, runNo: 1, tasks: newTaskTable(leaves, spec.TaskSize),
 		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, registered: map[string]book.Worker{},
 		identities: map[string]bool{}, identityIndex: map[string]int32{}, secret: 1}
-	j.watch = newOverdueWatch(j.tasks.Len(), time.Second)
-	if err := j.publishMore(context.Background()); err != nil {
+	j.dispatch = newDispatcher(cfg, j.id, j.runNo, j.secret, j.log, &j.summary, j.tasks)
+	j.dispatch.watch = newOverdueWatch(j.tasks.Len(), time.Second)
+	if err := j.dispatch.publishMore(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
 	return j, mb, fq

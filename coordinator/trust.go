@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/queue"
@@ -87,24 +86,31 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// crossChecked reports whether task index is one of the cross-checked
-// fraction: a well spread choice by index, keyed by the run's secret so
-// that a worker cannot tell which tasks are checked.
-func (j *job) crossChecked(index int) bool {
-	if j.cfg.CrossCheck <= 0 {
+// runSecret is drawn at each run, and kept from the workers: it chooses
+// the tasks cross-checked and the copy ids.
+type runSecret uint64
+
+// checks reports whether task index is one of the cross-checked fraction:
+// a well spread choice by index, keyed by the run's secret so that a
+// worker cannot tell which tasks are checked.
+func (s runSecret) checks(index int, fraction float64) bool {
+	if fraction <= 0 {
 		return false
 	}
-	h := mix(uint64(index) ^ j.secret)
-	return float64(h>>11)/(1<<53) < j.cfg.CrossCheck
+	h := mix(uint64(index) ^ uint64(s))
+	return float64(h>>11)/(1<<53) < fraction
 }
 
 // copyID returns the copy field of the id of the copy-th copy of task
 // index: the copies counted from an offset drawn from the run's secret,
 // so that a worker cannot tell a first copy from a second one (and lie on
 // first copies only). Ids stay distinct for maxCopies copies.
-func (j *job) copyID(index, copy int) int {
-	return int((uint64(copy) + mix(mix(uint64(index)^j.secret))) & taskCopyMask)
+func (s runSecret) copyID(index, copy int) int {
+	return int((uint64(copy) + mix(mix(uint64(index)^uint64(s)))) & taskCopyMask)
 }
+
+// crossChecked reports whether task index is cross-checked.
+func (j *job) crossChecked(index int) bool { return j.secret.checks(index, j.cfg.CrossCheck) }
 
 // reject counts a rejected result against worker, and quarantines the
 // worker when it has been rejected too often.
@@ -361,9 +367,7 @@ func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
 			j.summary.Solved -= n
 			j.summary.ByWorker[j.identityNames[k-1]] -= n
 		}
-		j.tasks.reopen(i)
-		if i < j.next {
-			j.open++
+		if j.dispatch.reopen(i) {
 			again = append(again, i)
 		}
 	}
@@ -371,11 +375,11 @@ func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
 		j.log.Warn("results of quarantined workers: their tasks are solved again", "workers", workers, "tasks", len(again), "positions", undone)
 	}
 	for _, i := range voided {
-		if i < j.next && j.tasks.needed(i) {
+		if j.dispatch.issued(i) && j.tasks.needed(i) {
 			again = append(again, i)
 		}
 	}
-	return undone, j.publishAgain(ctx, again)
+	return undone, j.dispatch.publishAgain(ctx, again)
 }
 
 // solvedBy records that task index, done in this run, is credited to
@@ -432,44 +436,4 @@ func sameScores(entries []book.Entry, scores []int8) bool {
 		}
 	}
 	return true
-}
-
-// publishAgain publishes a new copy of each task of indexes that is not
-// done, in one call. A task that ran out of copies is given up on.
-func (j *job) publishAgain(ctx context.Context, indexes []int) error {
-	slices.Sort(indexes)
-	indexes = slices.Compact(indexes)
-	var tasks []queue.Task
-	for _, i := range indexes {
-		if !j.tasks.needed(i) {
-			continue
-		}
-		if j.tasks.copies[i] >= maxCopies {
-			j.closed(i)
-			j.tasks.setFailed(i)
-			j.log.Error("task given up on: published the most times without an accepted result", "task", i, "positions", j.moves(i))
-			continue
-		}
-		t, err := j.taskMsg(i)
-		if err != nil {
-			return err
-		}
-		tasks = append(tasks, t)
-	}
-	return j.publish(ctx, tasks)
-}
-
-// taskMsg returns the next copy of task index of this run, ready to
-// publish, and counts it published.
-func (j *job) taskMsg(index int) (queue.Task, error) {
-	keys, err := j.tasks.keys(index)
-	if err != nil {
-		return queue.Task{}, err
-	}
-	b := j.cfg.Spec.Board
-	t := queue.Task{JobID: j.id, TaskID: taskID(j.runNo, j.copyID(index, int(j.tasks.copies[index])), index),
-		Width: uint8(b.Width()), Height: uint8(b.Height()), Keys: keys}
-	j.tasks.published(index)
-	j.watch.sent(index, time.Now())
-	return t, nil
 }
