@@ -14,13 +14,12 @@ import (
 	"maps"
 	"math/rand/v2"
 	"path/filepath"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator/keyfile"
 	"github.com/c4book/c4book/queue"
-	"github.com/c4book/c4book/solver"
 )
 
 // Config is what a coordinator needs to run a job.
@@ -189,8 +188,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	j := &job{cfg: cfg, id: cfg.Spec.ID(), dir: filepath.Join(cfg.PlanDir, cfg.Spec.ID()), start: time.Now(), log: cfg.Log.With("job", cfg.Spec.ID()),
-		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, registered: map[string]book.Worker{},
-		identities: map[string]bool{}, identityIndex: map[string]int32{}, secret: runSecret(rand.Uint64())}
+		secret: runSecret(rand.Uint64())}
 	if err := queue.ValidJobID(j.id); err != nil {
 		return Summary{}, fmt.Errorf("job id %q: %w", j.id, err)
 	}
@@ -200,6 +198,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		j.cfg.Book = &guardedBook{JobBook: cfg.Book, ctx: ctx, min: uint64(cfg.MinFreeBytes), log: j.log,
 			waiting: func(on bool) { j.status.waitingForDisk(ctx, on) }}
 	}
+	j.trust = newTrust(j.cfg, j.secret, j.log, &j.summary, j.keepQuarantined)
 	err := j.run(ctx)
 	j.summary.Wall = time.Since(j.start)
 	return j.summary, err
@@ -218,24 +217,12 @@ type job struct {
 	stale   bool // tasks of earlier runs had another size: their results cannot be checked
 	summary Summary
 
-	secret        runSecret              // drawn at each run: which tasks are cross-checked, and the copy ids
-	firstResults  map[int]queue.Result   // cross-checked tasks: the first result, awaiting another worker's
-	rejections    map[string]int         // worker -> results rejected
-	quarantined   map[string]bool        // workers whose results are ignored
-	identities    map[string]bool        // workers with a result accepted in this run
-	identityIndex map[string]int32       // workers that stored tasks on their own word in this run: taskTable.by
-	identityNames []string               // by number in identityIndex, from 1
-	toRequeue     []string               // workers quarantined whose results are not yet queued again
-	requeued      []int                  // tasks whose first result of a cross-check was voided by a quarantine
-	refereeSolver *solver.Solver         // the coordinator's own, for disagreements
-	registered    map[string]book.Worker // registered workers, by name, as looked up
-	malformed     int64                  // malformed results dropped in this run
+	secret    runSecret // drawn at each run: which tasks are cross-checked, and the copy ids
+	malformed int64     // malformed results dropped in this run
 
 	dispatch *dispatcher // set once the plan is open
-
-	countsMu sync.Mutex // guards summary.Workers, read by the status reporter from other goroutines
-
-	status *statusReporter
+	*trust               // embedded: its quarantined workers and rejections read as the job's
+	status   *statusReporter
 }
 
 func (j *job) run(ctx context.Context) error {
@@ -275,7 +262,7 @@ func (j *job) run(ctx context.Context) error {
 	rec.TaskSize = j.cfg.Spec.TaskSize
 	j.record = rec
 	for _, w := range rec.Quarantined {
-		j.quarantine(w) // by an earlier run
+		j.trust.quarantine(w) // by an earlier run
 	}
 	if err := j.plan(ctx); err != nil {
 		return err
@@ -287,6 +274,7 @@ func (j *job) run(ctx context.Context) error {
 	defer leaves.Close()
 	j.tasks = newTaskTable(leaves, j.cfg.Spec.TaskSize)
 	j.dispatch = newDispatcher(j.cfg, j.id, j.runNo, j.secret, j.log, &j.summary, j.tasks)
+	j.trust.run, j.trust.tasks = j.runNo, j.tasks
 	if err := j.tasks.markHeld(j.heldEntries()); err != nil {
 		return err
 	}
@@ -306,12 +294,7 @@ func (j *job) run(ctx context.Context) error {
 // earlier run.
 func (j *job) heldEntries() iter.Seq2[book.Entry, error] {
 	all := j.cfg.Book.Entries(j.cfg.Spec.Depth, j.cfg.Spec.Depth)
-	out := map[uint32]bool{}
-	for w := range j.quarantined {
-		if n := j.workerNumber(w); n != 0 {
-			out[n] = true
-		}
-	}
+	out := j.trust.numbers(slices.Collect(maps.Keys(j.trust.quarantined)))
 	if len(out) == 0 {
 		return all
 	}
@@ -331,9 +314,14 @@ func (j *job) heldEntries() iter.Seq2[book.Entry, error] {
 // reporter's counts.
 func (j *job) statusCounts(s *queue.JobStatus) {
 	s.Failed, s.Quarantined = uint64(len(j.summary.Failed)), j.summary.Quarantined
-	j.countsMu.Lock()
-	s.Workers = maps.Clone(j.summary.Workers)
-	j.countsMu.Unlock()
+	s.Workers = j.trust.workerCounts()
+}
+
+// keepQuarantined keeps worker, quarantined, in the job's record: a
+// coordinator run again ignores it from the start.
+func (j *job) keepQuarantined(worker string) error {
+	j.record.Quarantined = append(j.record.Quarantined, worker)
+	return j.save(j.record.State, j.record.Message)
 }
 
 // save stores the job record in the book.
@@ -584,14 +572,12 @@ func (j *job) fetch(ctx context.Context, results Results, wait time.Duration) (i
 // not enough (a cross-check awaiting a second worker), a new copy is
 // published (the worker that took the task may have acked it).
 func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, error) {
-	b := j.cfg.Spec.Board
 	var entries []book.Entry
 	var good []*queue.ResultMsg
-	var again []int
+	var answered []int
 	var newly int64
 	for _, m := range msgs {
-		r := &m.Result
-		run, _, index := splitTaskID(r.TaskID)
+		run, _, index := splitTaskID(m.Result.TaskID)
 		if j.stale && run < j.runNo || run < j.record.PlanRun {
 			// An earlier run's task, of another size or of a plan made
 			// before a revocation: its index names other positions now.
@@ -600,84 +586,25 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			continue
 		}
 		if j.dispatch.answered(index) {
-			again = append(again, index)
+			answered = append(answered, index)
 		}
-		needed := j.tasks.needed(index) || index < j.tasks.Len() && j.tasks.failed[index] && !j.tasks.done[index]
-		// Who sent it: the worker its subject names, which the server let
-		// publish there (workers with keys may use their own subject only);
-		// the result's own claim only on the per-job subject of older
-		// workers.
-		sender := r.WorkerID
-		if m.Publisher != "" {
-			sender = m.Publisher
-		}
-		if j.quarantined[sender] {
-			j.summary.Ignored++
-			j.log.Debug("result of a quarantined worker ignored", "worker", sender, "task", r.TaskID)
-			j.term(m)
-			continue
-		}
-		if w, ok := j.registeredWorker(sender); ok && !m.SignedBy(w.PublicKey) {
-			// Not sent by the worker: a reply another worker had the
-			// server write on its subject, or a token holder's forgery.
-			j.unsigned(sender, r.TaskID)
-			j.term(m)
-			continue
-		}
-		if sender != r.WorkerID {
-			// A result claiming another worker's name is forged, and counts
-			// against its real sender.
-			j.reject(sender, r.TaskID, fmt.Errorf("forged: published by %s, claims to be %s's", sender, r.WorkerID))
-			j.term(m)
-			continue
-		}
-		es, err := checkResult(b, j.tasks, j.runNo, r)
+		a, err := j.trust.admit(ctx, m)
 		if err != nil {
-			j.reject(r.WorkerID, r.TaskID, err)
+			return 0, err
+		}
+		if a.refused != nil {
 			j.term(m)
 			continue
-		}
-		// Each entry records its solver: the sender's number if it is a
-		// registered worker.
-		if n := j.workerNumber(sender); n != 0 {
-			for i := range es {
-				es[i].Worker = n
-			}
 		}
 		good = append(good, m)
-		j.identities[sender] = true
-		j.count(r.WorkerID, func(c *queue.WorkerResults) { c.Accepted++ })
-		if j.cfg.OnResult != nil {
-			j.cfg.OnResult(r.WorkerID, true)
-		}
-		if !needed {
-			continue // a duplicate: the task was solved twice
-		}
-		oneWord := true // stored on the sender's word alone
-		if j.crossChecked(index) {
-			var decided bool
-			es, decided, oneWord, err = j.crossCheck(ctx, index, r, es)
-			if err != nil {
-				return 0, err
-			}
-			if !decided {
-				continue
-			}
+		if !a.decided {
+			continue
 		}
 		j.dispatch.done(index)
-		newly += int64(len(es))
-		j.summary.Solved += int64(len(es))
-		if !j.quarantined[sender] {
-			// (A sender that failed the cross-check of this task has the
-			// coordinator's scores stored, not its own.)
-			if j.summary.ByWorker == nil {
-				j.summary.ByWorker = map[string]int64{}
-			}
-			j.summary.ByWorker[sender] += int64(len(es))
-			j.solvedBy(index, sender, oneWord)
-		}
-		j.summary.Nodes += r.Nodes
-		entries = append(entries, es...)
+		newly += int64(len(a.entries))
+		j.summary.Solved += int64(len(a.entries))
+		j.summary.Nodes += m.Result.Nodes
+		entries = append(entries, a.entries...)
 	}
 	if len(entries) > 0 {
 		if err := j.cfg.Book.PutBatch(entries); err != nil {
@@ -691,6 +618,17 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		return newly, err
 	}
 	newly -= undone
+	j.ack(ctx, good)
+	// A task not published yet in this run (the results of an earlier run
+	// are drained first) is published in its turn.
+	if err := j.dispatch.publishAnswered(ctx, answered); err != nil {
+		return newly, err
+	}
+	return newly, nil
+}
+
+// ack acks results whose entries are written.
+func (j *job) ack(ctx context.Context, good []*queue.ResultMsg) {
 	for _, m := range good {
 		if err := m.Ack(ctx); err != nil {
 			// The entries are written: the result, delivered again, is a
@@ -702,12 +640,46 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			j.log.Log(ctx, level, "acking a stored result", "task", m.Result.TaskID, "error", err)
 		}
 	}
-	// A task not published yet in this run (the results of an earlier run
-	// are drained first) is published in its turn.
-	if err := j.dispatch.publishAnswered(ctx, again); err != nil {
-		return newly, err
+}
+
+// requeueQuarantined solves again the results that the workers
+// quarantined since the last call gave in this job (trust.toSolveAgain):
+// each task done is marked not done and published again. It returns the
+// positions of the tasks that were done and no longer are.
+func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
+	workers, tasks, voided, err := j.trust.toSolveAgain()
+	if err != nil {
+		return 0, err
 	}
-	return newly, nil
+	if len(workers) == 0 && len(voided) == 0 {
+		return 0, nil
+	}
+	var undone int64
+	var again []int
+	for _, i := range tasks {
+		if !j.tasks.done[i] {
+			continue // not solved yet, or given up on
+		}
+		n := j.tasks.positions(i)
+		undone += n
+		j.summary.Requeued += n
+		if j.trust.uncredit(i, n) {
+			// Stored in this run: no longer solved by it.
+			j.summary.Solved -= n
+		}
+		if j.dispatch.reopen(i) {
+			again = append(again, i)
+		}
+	}
+	if undone > 0 {
+		j.log.Warn("results of quarantined workers: their tasks are solved again", "workers", workers, "tasks", len(again), "positions", undone)
+	}
+	for _, i := range voided {
+		if j.dispatch.issued(i) && j.tasks.needed(i) {
+			again = append(again, i)
+		}
+	}
+	return undone, j.dispatch.publishAgain(ctx, again)
 }
 
 // term terminates a result message that is not stored.
