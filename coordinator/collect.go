@@ -14,49 +14,18 @@ import (
 // solve publishes the tasks not done, a window of them at a time, and
 // collects results until every task is done or failed.
 func (j *job) solve(ctx context.Context) error {
-	q := j.cfg.Queue
 	if err := j.save(book.JobSolving, ""); err != nil {
 		return err
 	}
-	// Tasks left in the stream by an earlier run are replaced: an earlier
-	// run's task that exhausted its deliveries while nobody watched would
-	// otherwise never be delivered nor reported. Then the results that came
-	// in while no coordinator ran are stored, so that their tasks are not
-	// published again: only tasks still in a worker's hands are solved
-	// twice.
-	if err := retry(ctx, j.log, "removing old tasks", func() error { return q.PurgeTasks(ctx, j.id) }); err != nil {
+	results, err := j.openResults(ctx)
+	if err != nil {
 		return err
 	}
-	var results Results
-	if err := retry(ctx, j.log, "binding to the results", func() error {
-		src, err := q.Results(ctx, j.id)
-		if err != nil {
-			return err
-		}
-		for _, s := range src.Stray() {
-			j.log.Warn("results for a job that is not open were in the result stream: purged", "subject", s.Subject, "worker", s.Worker, "messages", s.Messages)
-		}
-		results = src
-		return nil
-	}); err != nil {
+	failures, stopWatch, err := j.watchFailures(ctx)
+	if err != nil {
 		return err
 	}
-	if err := j.drain(ctx, results); err != nil {
-		return err
-	}
-	failures := make(chan uint64, 64)
-	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	if err := retry(ctx, j.log, "watching failed tasks", func() error {
-		return q.WatchMaxDeliveries(watchCtx, func(seq uint64) {
-			select {
-			case failures <- seq:
-			case <-watchCtx.Done():
-			}
-		})
-	}); err != nil {
-		return err
-	}
 	if err := j.dispatch.publishMore(ctx); err != nil {
 		return err
 	}
@@ -127,6 +96,63 @@ func (j *job) solve(ctx context.Context) error {
 			return err
 		}
 	}
+	return j.solved(ctx, doneLeaves, total)
+}
+
+// openResults replaces the tasks left in the stream by an earlier run: an
+// earlier run's task that exhausted its deliveries while nobody watched
+// would otherwise never be delivered nor reported. Then it binds to the
+// job's results and stores those that came in while no coordinator ran,
+// so that their tasks are not published again: only tasks still in a
+// worker's hands are solved twice.
+func (j *job) openResults(ctx context.Context) (Results, error) {
+	q := j.cfg.Queue
+	if err := retry(ctx, j.log, "removing old tasks", func() error { return q.PurgeTasks(ctx, j.id) }); err != nil {
+		return nil, err
+	}
+	var results Results
+	if err := retry(ctx, j.log, "binding to the results", func() error {
+		src, err := q.Results(ctx, j.id)
+		if err != nil {
+			return err
+		}
+		for _, s := range src.Stray() {
+			j.log.Warn("results for a job that is not open were in the result stream: purged", "subject", s.Subject, "worker", s.Worker, "messages", s.Messages)
+		}
+		results = src
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := j.drain(ctx, results); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// watchFailures returns the stream sequences of the tasks the server gives
+// up on (MaxDeliver deliveries), handed from the queue's goroutine to the
+// collecting one, until stop is called.
+func (j *job) watchFailures(ctx context.Context) (failures <-chan uint64, stop func(), err error) {
+	ch := make(chan uint64, 64)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	if err := retry(ctx, j.log, "watching failed tasks", func() error {
+		return j.cfg.Queue.WatchMaxDeliveries(watchCtx, func(seq uint64) {
+			select {
+			case ch <- seq:
+			case <-watchCtx.Done():
+			}
+		})
+	}); err != nil {
+		stopWatch()
+		return nil, nil, err
+	}
+	return ch, stopWatch, nil
+}
+
+// solved ends the solving phase, doneLeaves of total positions done: the
+// job fails if tasks were given up on.
+func (j *job) solved(ctx context.Context, doneLeaves, total int64) error {
 	j.record.Solved = doneLeaves
 	j.summary.Failed = j.dispatch.appendFailed(j.summary.Failed[:0])
 	if failed := len(j.summary.Failed); failed > 0 {

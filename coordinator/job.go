@@ -14,27 +14,61 @@ import (
 	"github.com/c4book/c4book/queue"
 )
 
-// job is the state of a run of a job.
+// A job in owned parts. A run of a job is one goroutine, the collecting
+// goroutine: it goes through the phases (plan, solve, derive: this file)
+// and, while solving, fetches results and collects them (collect.go). The
+// job's state belongs to it, in parts that each own theirs:
+//
+//   - the dispatcher (dispatch.go, overdue.go): the run's tasks, the
+//     window of those published, every publication, failed, stranded and
+//     overdue tasks;
+//   - trust (trust.go, crosscheck.go): what a result is worth, with one
+//     entry point (admit); rejections, quarantines, cross-checks and the
+//     referee;
+//   - the status reporter (status.go): the job's status in the queue.
+//
+// collect is where they meet: for each result, the dispatcher is told a
+// copy was answered and trust judges it; the entries trust admits are
+// written in one synced batch, the tasks of workers quarantined meanwhile
+// are opened again, the good results acked, and the tasks still needed
+// with no copy out published again.
+//
+// Other goroutines touch the job through two doors only. The status
+// reporter puts a status from its own goroutine while the job plans or
+// derives, and from whichever goroutine waits to write the book
+// (guardedBook); it reads the job's counts through statusCounts, whose
+// Summary.Failed and Summary.Quarantined the collecting goroutine writes
+// only while it solves, when no other goroutine puts a status, and whose
+// Summary.Workers trust writes under its lock. The queue's goroutine hands
+// the tasks it gives up on to the collecting goroutine over a channel
+// (watchFailures).
+
+// job is a run of a job.
 type job struct {
-	cfg     Config
-	id      string
-	dir     string // the plan's
-	log     *slog.Logger
-	start   time.Time
-	record  book.Job
-	runNo   int
-	tasks   *taskTable
-	stale   bool // tasks of earlier runs had another size: their results cannot be checked
-	summary Summary
+	// Set by Run; read-only after.
+	cfg    Config
+	id     string
+	dir    string // the plan's
+	log    *slog.Logger
+	start  time.Time
+	secret runSecret // drawn at each run: which tasks are cross-checked, and the copy ids
 
-	secret    runSecret // drawn at each run: which tasks are cross-checked, and the copy ids
-	malformed int64     // malformed results dropped in this run
+	// Owned by the collecting goroutine.
+	record    book.Job
+	runNo     int
+	stale     bool       // tasks of earlier runs had another size: their results cannot be checked
+	tasks     *taskTable // set once the plan is open; the dispatcher's
+	summary   Summary    // read by the status reporter too: see statusCounts
+	malformed int64      // malformed results dropped in this run
 
-	dispatch *dispatcher // set once the plan is open
-	*trust               // embedded: its quarantined workers and rejections read as the job's
-	status   *statusReporter
+	// The parts.
+	dispatch *dispatcher     // set once the plan is open
+	*trust                   // embedded: the workers it quarantined and rejected read as the job's
+	status   *statusReporter // used from any goroutine
 }
 
+// run runs the job: it reads the job's record, plans or resumes, solves
+// the tasks not done, and derives.
 func (j *job) run(ctx context.Context) error {
 	rec, ok, err := j.cfg.Book.Job(j.id)
 	if err != nil {
