@@ -153,10 +153,9 @@ func testJob(tb testing.TB, spec Spec, cfg Config) (*job, *memBook, *fakeQueue) 
 	cfg.Window = max(cfg.Window, 1<<20)
 	cfg.QuarantineAfter = max(cfg.QuarantineAfter, 3)
 	cfg.RefereeTableBytes = 1 << 20
-	j := &job{cfg: cfg, id: spec.ID(), dir: dir, log: cfg.Log, runNo: 1, tasks: newTaskTable(leaves, spec.TaskSize), secret: 1}
+	j := &job{cfg: cfg, id: spec.ID(), dir: dir, log: cfg.Log, runNo: 1, secret: 1}
 	j.trust = newTrust(cfg, j.secret, j.log, &j.summary, j.keepQuarantined)
-	j.trust.run, j.trust.tasks = j.runNo, j.tasks
-	j.dispatch = newDispatcher(cfg, j.id, j.runNo, j.secret, j.log, &j.summary, j.tasks)
+	j.openTasks(newTaskTable(leaves, spec.TaskSize))
 	j.dispatch.watch = newOverdueWatch(j.tasks.Len(), time.Second)
 	if err := j.dispatch.publishMore(context.Background()); err != nil {
 		tb.Fatal(err)

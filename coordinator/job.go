@@ -116,9 +116,7 @@ func (j *job) run(ctx context.Context) error {
 		return err
 	}
 	defer leaves.Close()
-	j.tasks = newTaskTable(leaves, j.cfg.Spec.TaskSize)
-	j.dispatch = newDispatcher(j.cfg, j.id, j.runNo, j.secret, j.log, &j.summary, j.tasks)
-	j.trust.run, j.trust.tasks = j.runNo, j.tasks
+	j.openTasks(newTaskTable(leaves, j.cfg.Spec.TaskSize))
 	if err := j.tasks.markHeld(j.heldEntries()); err != nil {
 		return err
 	}
@@ -129,6 +127,14 @@ func (j *job) run(ctx context.Context) error {
 		}
 	}
 	return j.derive(ctx)
+}
+
+// openTasks makes tasks the run's, once the plan is open: the
+// dispatcher's, which trust reads.
+func (j *job) openTasks(tasks *taskTable) {
+	j.tasks = tasks
+	j.dispatch = newDispatcher(j.cfg, j.id, j.runNo, j.secret, j.log, &j.summary, tasks)
+	j.trust.run, j.trust.tasks = j.runNo, tasks
 }
 
 // heldEntries returns the book's entries of the leaves' depth, in key
