@@ -1,74 +1,343 @@
 package coordinator
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/queue"
-	"github.com/c4book/c4book/solver"
 )
 
-// Task ids. A task's id is the run of the coordinator that published it,
-// the copy of the task within the run, and its index in the job's plan:
-//
-//	 63        48 47     40 39                       0
-//	+------------+---------+--------------------------+
-//	|    run     |  copy   |   index in the plan      |
-//	+------------+---------+--------------------------+
-//
-// The plan's leaves file is the same in every run, so with the same task
-// size the index names the same positions in every run. Run and copy make the message id of every publication of a
-// task new: the stream drops a message whose id it saw within its
-// duplicate window. A task is published again (a new copy) when its result
-// was rejected, when its first answer comes if it is cross-checked, and
-// when it is overdue (overdue.go).
-const (
-	taskIndexBits = 40
-	taskCopyBits  = 8
-	taskIndexMask = 1<<taskIndexBits - 1
-	taskCopyMask  = 1<<taskCopyBits - 1
-	maxRuns       = 1<<(64-taskIndexBits-taskCopyBits) - 1
-	maxCopies     = taskCopyMask
-)
-
-// taskID returns the id of copy of task index published by run.
-func taskID(run, copy, index int) uint64 {
-	return uint64(run)<<(taskIndexBits+taskCopyBits) | uint64(copy)<<taskIndexBits | uint64(index)
-}
-
-// splitTaskID returns the run, copy and plan index of a task id.
-func splitTaskID(id uint64) (run, copy, index int) {
-	return int(id >> (taskIndexBits + taskCopyBits)), int(id >> taskIndexBits & taskCopyMask), int(id & taskIndexMask)
-}
-
-// checkResult returns the book entries of result r of a task of the
-// running job, or an error saying why the result is rejected: a task this
-// job never issued, positions other than the task's, a score no position
-// of that depth can have, or a win at once (a leaf that makes four at once
-// is scored while planning, never solved). run is the current run.
-func checkResult(b *solver.Board, tasks *taskTable, run int, r *queue.Result) ([]book.Entry, error) {
-	taskRun, _, index := splitTaskID(r.TaskID)
-	if taskRun < 1 || taskRun > run || index >= tasks.Len() {
-		return nil, fmt.Errorf("task %d (run %d, index %d) was not issued", r.TaskID, taskRun, index)
+// solve publishes the tasks not done, a window of them at a time, and
+// collects results until every task is done or failed.
+func (j *job) solve(ctx context.Context) error {
+	if err := j.save(book.JobSolving, ""); err != nil {
+		return err
 	}
-	if err := tasks.checkKeys(index, r.Keys); err != nil {
+	results, err := j.openResults(ctx)
+	if err != nil {
+		return err
+	}
+	failures, stopWatch, err := j.watchFailures(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopWatch()
+	if err := j.dispatch.publishMore(ctx); err != nil {
+		return err
+	}
+	left, total := j.tasks.leavesLeft()
+	j.log.Info("tasks published", "tasks", j.tasks.pending, "positions", left, "window", j.cfg.Window)
+	start := time.Now()
+	doneLeaves := total - left
+	j.progress(book.JobSolving, doneLeaves, total, start)
+	status := time.NewTicker(j.cfg.StatusEvery)
+	defer status.Stop()
+	j.status.put(ctx, book.JobSolving, doneLeaves, total)
+
+	lastResult := time.Now() // or the last look for stranded tasks
+	for j.tasks.pending > 0 {
+		select {
+		case seq := <-failures:
+			j.dispatch.taskFailed(ctx, seq)
+			if err := j.dispatch.publishMore(ctx); err != nil {
+				return err
+			}
+			continue
+		case <-status.C:
+			if err := j.repairQueue(ctx, &results); err != nil {
+				return err
+			}
+			if err := j.dispatch.republishOverdue(ctx); err != nil {
+				return err
+			}
+			j.status.put(ctx, book.JobSolving, doneLeaves, total)
+			j.record.Solved = doneLeaves
+			if err := j.save(book.JobSolving, ""); err != nil {
+				return err
+			}
+			continue
+		default:
+		}
+		n, err := j.fetch(ctx, results, time.Second)
+		switch {
+		case ctx.Err() != nil:
+			j.status.put(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
+			return ctx.Err()
+		case errors.Is(err, queue.ErrNotReady):
+			// A part of the queue is gone (deleted by a client with every
+			// right): set up again at once.
+			if err := j.repairQueue(ctx, &results); err != nil {
+				return err
+			}
+			select { // not a hot loop if it was something else
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+			}
+			continue
+		case errors.Is(err, errNoResult):
+			if time.Since(lastResult) >= j.cfg.IdleCheck {
+				lastResult = time.Now()
+				if err := j.dispatch.recoverStranded(ctx); err != nil {
+					return err
+				}
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		lastResult = time.Now()
+		doneLeaves += n
+		j.progress(book.JobSolving, doneLeaves, total, start)
+		if err := j.dispatch.publishMore(ctx); err != nil {
+			return err
+		}
+	}
+	return j.solved(ctx, doneLeaves, total)
+}
+
+// openResults replaces the tasks left in the stream by an earlier run: an
+// earlier run's task that exhausted its deliveries while nobody watched
+// would otherwise never be delivered nor reported. Then it binds to the
+// job's results and stores those that came in while no coordinator ran,
+// so that their tasks are not published again: only tasks still in a
+// worker's hands are solved twice.
+func (j *job) openResults(ctx context.Context) (Results, error) {
+	q := j.cfg.Queue
+	if err := retry(ctx, j.log, "removing old tasks", func() error { return q.PurgeTasks(ctx, j.id) }); err != nil {
 		return nil, err
 	}
-	if len(r.Scores) != len(r.Keys) {
-		return nil, fmt.Errorf("task %d: %d scores for %d positions", index, len(r.Scores), len(r.Keys))
-	}
-	entries := make([]book.Entry, len(r.Keys))
-	for i, k := range r.Keys {
-		p, err := b.PositionFromKey(k)
+	var results Results
+	if err := retry(ctx, j.log, "binding to the results", func() error {
+		src, err := q.Results(ctx, j.id)
 		if err != nil {
-			return nil, fmt.Errorf("task %d: %w", index, err) // not from this plan: cannot happen
+			return err
 		}
-		score := int(r.Scores[i])
-		lo, hi := b.ScoreRange(p.Moves())
-		if hi = b.WinNowScore(p.Moves()) - 1; score < lo || score > hi {
-			return nil, fmt.Errorf("task %d: position %d scored %d, outside [%d, %d] for %d stones that do not make four at once", index, i, score, lo, hi, p.Moves())
+		for _, s := range src.Stray() {
+			j.log.Warn("results for a job that is not open were in the result stream: purged", "subject", s.Subject, "worker", s.Worker, "messages", s.Messages)
 		}
-		entries[i] = book.EntryOf(p, book.Value{Score: score, Origin: book.OriginSolved})
+		results = src
+		return nil
+	}); err != nil {
+		return nil, err
 	}
-	return entries, nil
+	if err := j.drain(ctx, results); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// watchFailures returns the stream sequences of the tasks the server gives
+// up on (MaxDeliver deliveries), handed from the queue's goroutine to the
+// collecting one, until stop is called.
+func (j *job) watchFailures(ctx context.Context) (failures <-chan uint64, stop func(), err error) {
+	ch := make(chan uint64, 64)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	if err := retry(ctx, j.log, "watching failed tasks", func() error {
+		return j.cfg.Queue.WatchMaxDeliveries(watchCtx, func(seq uint64) {
+			select {
+			case ch <- seq:
+			case <-watchCtx.Done():
+			}
+		})
+	}); err != nil {
+		stopWatch()
+		return nil, nil, err
+	}
+	return ch, stopWatch, nil
+}
+
+// solved ends the solving phase, doneLeaves of total positions done: the
+// job fails if tasks were given up on.
+func (j *job) solved(ctx context.Context, doneLeaves, total int64) error {
+	j.record.Solved = doneLeaves
+	j.summary.Failed = j.dispatch.appendFailed(j.summary.Failed[:0])
+	if failed := len(j.summary.Failed); failed > 0 {
+		msg := fmt.Sprintf("%d of %d tasks failed after %d deliveries each; run the same command again to retry them", failed, j.tasks.Len(), j.cfg.Stream.MaxDeliver)
+		j.status.put(ctx, book.JobFailed, doneLeaves, total)
+		if err := j.save(book.JobFailed, msg); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %s", ErrTasksFailed, msg)
+	}
+	return nil
+}
+
+// drain stores the results waiting in the stream, until none comes for
+// half a second.
+func (j *job) drain(ctx context.Context, results Results) error {
+	start := time.Now()
+	left, total := j.tasks.leavesLeft()
+	var stored int64
+	defer func() {
+		if stored > 0 {
+			j.log.Info("stored results that came in between runs", "positions", stored, "took", time.Since(start).Round(time.Millisecond))
+		}
+	}()
+	for j.tasks.pending > 0 {
+		n, err := j.fetch(ctx, results, 500*time.Millisecond)
+		if errors.Is(err, errNoResult) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		stored += n
+		j.progress(book.JobSolving, total-left+stored, total, start)
+	}
+	return nil
+}
+
+// errNoResult: no result came within the wait.
+var errNoResult = errors.New("no result")
+
+// fetch waits up to wait for results and stores them (see collect),
+// returning the number of positions newly done, or errNoResult.
+func (j *job) fetch(ctx context.Context, results Results, wait time.Duration) (int64, error) {
+	fetchCtx, cancel := context.WithTimeout(ctx, wait)
+	msgs, bad, err := results.Fetch(fetchCtx, 256)
+	cancel()
+	for _, d := range bad {
+		j.summary.Rejected++
+		j.malformed++
+		if floodLogged(j.malformed) {
+			j.log.Warn("malformed result dropped", "sender", d.Sender, "subject", d.Subject, "error", d.Err, "dropped so far", j.malformed)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return 0, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		return 0, errNoResult
+	case err != nil:
+		return 0, err
+	}
+	return j.collect(ctx, msgs)
+}
+
+// collect checks results, writes the entries of the good ones in one
+// synced batch, then acks them; it returns the number of positions newly
+// done. Rejected results are terminated. A task the job still needs always
+// has a copy out: when the result of its last copy is rejected, ignored or
+// not enough (a cross-check awaiting a second worker), a new copy is
+// published (the worker that took the task may have acked it).
+func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, error) {
+	var entries []book.Entry
+	var good []*queue.ResultMsg
+	var answered []int
+	var newly int64
+	for _, m := range msgs {
+		run, _, index := splitTaskID(m.Result.TaskID)
+		if j.stale && run < j.runNo || run < j.record.PlanRun {
+			// An earlier run's task, of another size or of a plan made
+			// before a revocation: its index names other positions now.
+			// Not the worker's fault; solved again.
+			j.term(m)
+			continue
+		}
+		if j.dispatch.answered(index) {
+			answered = append(answered, index)
+		}
+		a, err := j.trust.admit(ctx, m)
+		if err != nil {
+			return 0, err
+		}
+		if a.refused != nil {
+			j.term(m)
+			continue
+		}
+		good = append(good, m)
+		if !a.decided {
+			continue
+		}
+		j.dispatch.done(index)
+		newly += int64(len(a.entries))
+		j.summary.Solved += int64(len(a.entries))
+		j.summary.Nodes += m.Result.Nodes
+		entries = append(entries, a.entries...)
+	}
+	if len(entries) > 0 {
+		if err := j.cfg.Book.PutBatch(entries); err != nil {
+			return 0, fmt.Errorf("writing results: %w", err)
+		}
+	}
+	// The results of workers quarantined in this batch, written above or
+	// before, are solved again.
+	undone, err := j.requeueQuarantined(ctx)
+	if err != nil {
+		return newly, err
+	}
+	newly -= undone
+	j.ack(ctx, good)
+	// A task not published yet in this run (the results of an earlier run
+	// are drained first) is published in its turn.
+	if err := j.dispatch.publishAnswered(ctx, answered); err != nil {
+		return newly, err
+	}
+	return newly, nil
+}
+
+// ack acks results whose entries are written.
+func (j *job) ack(ctx context.Context, good []*queue.ResultMsg) {
+	for _, m := range good {
+		if err := m.Ack(ctx); err != nil {
+			// The entries are written: the result, delivered again, is a
+			// harmless duplicate.
+			level := slog.LevelWarn
+			if ctx.Err() != nil {
+				level = slog.LevelDebug // stopped: no news
+			}
+			j.log.Log(ctx, level, "acking a stored result", "task", m.Result.TaskID, "error", err)
+		}
+	}
+}
+
+// requeueQuarantined solves again the results that the workers
+// quarantined since the last call gave in this job (trust.toSolveAgain):
+// each task done is marked not done and published again. It returns the
+// positions of the tasks that were done and no longer are.
+func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
+	workers, tasks, voided, err := j.trust.toSolveAgain()
+	if err != nil {
+		return 0, err
+	}
+	if len(workers) == 0 && len(voided) == 0 {
+		return 0, nil
+	}
+	var undone int64
+	var again []int
+	for _, i := range tasks {
+		if !j.tasks.done[i] {
+			continue // not solved yet, or given up on
+		}
+		n := j.tasks.positions(i)
+		undone += n
+		j.summary.Requeued += n
+		if j.trust.uncredit(i, n) {
+			// Stored in this run: no longer solved by it.
+			j.summary.Solved -= n
+		}
+		if j.dispatch.reopen(i) {
+			again = append(again, i)
+		}
+	}
+	if undone > 0 {
+		j.log.Warn("results of quarantined workers: their tasks are solved again", "workers", workers, "tasks", len(again), "positions", undone)
+	}
+	for _, i := range voided {
+		if j.dispatch.issued(i) && j.tasks.needed(i) {
+			again = append(again, i)
+		}
+	}
+	return undone, j.dispatch.publishAgain(ctx, again)
+}
+
+// term terminates a result message that is not stored.
+func (j *job) term(m *queue.ResultMsg) {
+	if err := m.Term(); err != nil {
+		j.log.Warn("terminating a result", "error", err)
+	}
 }

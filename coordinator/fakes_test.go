@@ -152,11 +152,11 @@ func testJob(tb testing.TB, spec Spec, cfg Config) (*job, *memBook, *fakeQueue) 
 	cfg.Window = max(cfg.Window, 1<<20)
 	cfg.QuarantineAfter = max(cfg.QuarantineAfter, 3)
 	cfg.RefereeTableBytes = 1 << 20
-	j := &job{cfg: cfg, id: spec.ID(), dir: dir, log: cfg.Log, runNo: 1, tasks: newTaskTable(leaves, spec.TaskSize),
-		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, registered: map[string]book.Worker{},
-		identities: map[string]bool{}, identityIndex: map[string]int32{}, secret: 1}
-	j.watch = newOverdueWatch(j.tasks.Len(), time.Second)
-	if err := j.publishMore(context.Background()); err != nil {
+	j := &job{cfg: cfg, id: spec.ID(), dir: dir, log: cfg.Log, runNo: 1, secret: 1}
+	j.trust = newTrust(cfg, j.secret, j.log, &j.summary, j.keepQuarantined)
+	j.openTasks(newTaskTable(leaves, spec.TaskSize))
+	j.dispatch.watch = newOverdueWatch(j.tasks.Len(), time.Second)
+	if err := j.dispatch.publishMore(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
 	return j, mb, fq

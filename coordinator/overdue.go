@@ -82,26 +82,21 @@ func (w *overdueWatch) overdue(out []int, now time.Time, idle bool) []int {
 }
 
 // republishOverdue publishes again the tasks that are overdue.
-func (j *job) republishOverdue(ctx context.Context) error {
-	var out []int
-	for i := range j.next {
-		if j.tasks.needed(i) && j.tasks.out[i] > 0 {
-			out = append(out, i)
-		}
-	}
+func (d *dispatcher) republishOverdue(ctx context.Context) error {
+	out := d.outstanding()
 	if len(out) == 0 {
 		return nil
 	}
-	waiting, err := j.cfg.Queue.TasksWaiting(ctx)
+	waiting, err := d.q.TasksWaiting(ctx)
 	if err != nil {
 		waiting = 1 // unknown: only the tasks answered after count
 	}
-	late := j.watch.overdue(out, time.Now(), waiting == 0)
+	late := d.watch.overdue(out, time.Now(), waiting == 0)
 	if len(late) == 0 {
 		return nil
 	}
-	j.summary.Overdue += int64(len(late))
-	j.log.Warn("tasks overdue, held by a worker that does not answer or lost from the queue: publishing them again",
-		"tasks", len(late), "out for more than", j.watch.after().Round(time.Second))
-	return j.publishAgain(ctx, late)
+	d.sum.Overdue += int64(len(late))
+	d.log.Warn("tasks overdue, held by a worker that does not answer or lost from the queue: publishing them again",
+		"tasks", len(late), "out for more than", d.watch.after().Round(time.Second))
+	return d.publishAgain(ctx, late)
 }

@@ -36,13 +36,8 @@ func (j *job) repairQueue(ctx context.Context, results *Results) error {
 	if !slices.Contains(missing, queue.PartTaskStream) && !slices.Contains(missing, queue.PartResultStream) {
 		return nil
 	}
-	var out []int
-	for i := range j.next {
-		if j.tasks.needed(i) && j.tasks.out[i] > 0 {
-			j.tasks.out[i] = 0
-			out = append(out, i)
-		}
-	}
+	out := j.dispatch.outstanding()
+	j.dispatch.lost(out)
 	j.log.Warn("tasks out when the queue was deleted: published again", "tasks", len(out))
-	return j.publishAgain(ctx, out)
+	return j.dispatch.publishAgain(ctx, out)
 }

@@ -39,7 +39,7 @@ type taskTable struct {
 	failed  []bool  // given up on
 	copies  []uint8 // copies published in this run
 	out     []uint8 // copies published in this run without a result yet
-	by      []int32 // done in this run: the number in the run of the worker credited with it (job.solvedBy), 0 if none
+	by      []int32 // done in this run: the number in the run of the worker credited with it (trust.solvedBy), 0 if none
 	alone   []bool  // done in this run on that worker's word alone (no cross-check confirmed it)
 	pending int     // tasks neither done nor failed
 }

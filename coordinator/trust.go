@@ -2,9 +2,12 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"slices"
-	"time"
+	"sync"
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/queue"
@@ -41,111 +44,255 @@ import (
 //     result itself; when no other identity has answered yet (a single
 //     worker), the cross-check is skipped and counted
 //     (Summary.CrossSkipped): the scores are stored on one worker's word.
+//
+// The trust type is all of this, with one entry point: admit, which takes
+// a result and says what to store for it, or why nothing. The job writes
+// what admit returns, and asks for the tasks to solve again
+// (toSolveAgain) once a batch is written. The cross-check and the
+// coordinator's own solver, its referee, are in crosscheck.go.
 
-// maxCrossCopies is how many copies of a cross-checked task are published
-// in one run before the coordinator checks the result itself.
-const maxCrossCopies = 4
+// trust judges the workers' results of a run. It is used by the
+// collecting goroutine only, but for the counts of each worker's results
+// (Summary.Workers), which the status reporter reads.
+type trust struct {
+	// Set when the job starts; read-only after.
+	board           *solver.Board
+	book            JobBook // the worker registry, and the entries of the leaves' depth
+	depth           int     // of the leaves
+	crossFraction   float64 // Config.CrossCheck
+	quarantineAfter int
+	refereeBytes    int64
+	onResult        func(worker string, accepted bool) // Config.OnResult, or nil
+	onQuarantine    func(worker string)                // Config.OnQuarantine, or nil
+	// keep keeps a worker quarantined in the job's record, so that a run
+	// again ignores it from the start.
+	keep   func(worker string) error
+	log    *slog.Logger
+	secret runSecret // the tasks cross-checked
+	sum    *Summary  // the job's: the counts of results, cross-checks and workers
 
-// mix is splitmix64's finaliser: a well spread 64-bit hash of x.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xBF58476D1CE4E5B9
-	x ^= x >> 27
-	x *= 0x94D049BB133111EB
-	return x ^ x>>31
+	// Set when the run's plan is open; read-only after.
+	run   int        // the run of the job
+	tasks *taskTable // the dispatcher's: trust reads it, and records who solved a task
+
+	// Owned by the collecting goroutine.
+	firstResults  map[int]queue.Result   // cross-checked tasks: the first result, awaiting another worker's
+	rejections    map[string]int         // worker -> results rejected
+	quarantined   map[string]bool        // workers whose results are ignored
+	identities    map[string]bool        // workers with a result accepted in this run
+	identityIndex map[string]int32       // workers that stored tasks on their own word in this run: taskTable.by
+	identityNames []string               // by number in identityIndex, from 1
+	toRequeue     []string               // workers quarantined whose results are not yet queued again
+	requeued      []int                  // tasks whose first result of a cross-check was voided by a quarantine
+	registered    map[string]book.Worker // registered workers, by name, as looked up
+	refereeSolver *solver.Solver         // the coordinator's own, for disagreements
+
+	// countsMu guards sum.Workers, which the status reporter reads from
+	// other goroutines.
+	countsMu sync.Mutex
 }
 
-// crossChecked reports whether task index is one of the cross-checked
-// fraction: a well spread choice by index, keyed by the run's secret so
-// that a worker cannot tell which tasks are checked.
-func (j *job) crossChecked(index int) bool {
-	if j.cfg.CrossCheck <= 0 {
-		return false
+// newTrust returns the trust of a job of cfg, nobody quarantined yet; keep
+// keeps a quarantined worker in the job's record.
+func newTrust(cfg Config, secret runSecret, log *slog.Logger, sum *Summary, keep func(worker string) error) *trust {
+	return &trust{board: cfg.Spec.Board, book: cfg.Book, depth: cfg.Spec.Depth, crossFraction: cfg.CrossCheck, quarantineAfter: cfg.QuarantineAfter,
+		refereeBytes: cfg.RefereeTableBytes, onResult: cfg.OnResult, onQuarantine: cfg.OnQuarantine, keep: keep, log: log, secret: secret, sum: sum,
+		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, identities: map[string]bool{},
+		identityIndex: map[string]int32{}, registered: map[string]book.Worker{}}
+}
+
+// admission is what trust makes of a result.
+type admission struct {
+	// refused says why the result is not taken; it is then terminated.
+	// When nil, the result passed the checks, and is acked once the batch
+	// is written.
+	refused error
+	// decided says that entries are the task's, to store: the sender's, or
+	// the coordinator's after a disagreement. A result that passed is not
+	// decided when its task is done already (a duplicate), or when it
+	// awaits another worker's answer (a cross-check).
+	decided bool
+	entries []book.Entry
+}
+
+// Why results are refused, besides the checks' own errors.
+var (
+	errIgnored  = errors.New("sent by a quarantined worker")
+	errUnsigned = errors.New("not signed by the key of the worker whose subject it is on")
+)
+
+// admit judges result m of a task of this run: it checks who sent it and
+// what it holds, counts it for its sender, cross-checks it when its task
+// is one of the fraction, and credits the task to its sender when it is
+// decided. Its error is not the result's fault: a cross-check's referee
+// could not solve (the job stops).
+func (t *trust) admit(ctx context.Context, m *queue.ResultMsg) (admission, error) {
+	r := &m.Result
+	_, _, index := splitTaskID(r.TaskID)
+	needed := t.tasks.needed(index) || index < t.tasks.Len() && t.tasks.failed[index] && !t.tasks.done[index]
+	// Who sent it: the worker its subject names, which the server let
+	// publish there (workers with keys may use their own subject only);
+	// the result's own claim only on the per-job subject of older
+	// workers.
+	sender := r.WorkerID
+	if m.Publisher != "" {
+		sender = m.Publisher
 	}
-	h := mix(uint64(index) ^ j.secret)
-	return float64(h>>11)/(1<<53) < j.cfg.CrossCheck
+	if t.quarantined[sender] {
+		t.sum.Ignored++
+		t.log.Debug("result of a quarantined worker ignored", "worker", sender, "task", r.TaskID)
+		return admission{refused: errIgnored}, nil
+	}
+	if w, ok := t.registeredWorker(sender); ok && !m.SignedBy(w.PublicKey) {
+		// Not sent by the worker: a reply another worker had the server
+		// write on its subject, or a token holder's forgery.
+		t.unsigned(sender, r.TaskID)
+		return admission{refused: errUnsigned}, nil
+	}
+	if sender != r.WorkerID {
+		// A result claiming another worker's name is forged, and counts
+		// against its real sender.
+		err := fmt.Errorf("forged: published by %s, claims to be %s's", sender, r.WorkerID)
+		t.reject(sender, r.TaskID, err)
+		return admission{refused: err}, nil
+	}
+	es, err := checkResult(t.board, t.tasks, t.run, r)
+	if err != nil {
+		t.reject(r.WorkerID, r.TaskID, err)
+		return admission{refused: err}, nil
+	}
+	// Each entry records its solver: the sender's number if it is a
+	// registered worker.
+	if n := t.workerNumber(sender); n != 0 {
+		for i := range es {
+			es[i].Worker = n
+		}
+	}
+	t.identities[sender] = true
+	t.count(r.WorkerID, func(c *queue.WorkerResults) { c.Accepted++ })
+	if t.onResult != nil {
+		t.onResult(r.WorkerID, true)
+	}
+	if !needed {
+		return admission{}, nil // a duplicate: the task was solved twice
+	}
+	oneWord := true // stored on the sender's word alone
+	if t.secret.checks(index, t.crossFraction) {
+		var decided bool
+		es, decided, oneWord, err = t.crossCheck(ctx, index, r, es)
+		if err != nil || !decided {
+			return admission{}, err
+		}
+	}
+	if !t.quarantined[sender] {
+		// (A sender that failed the cross-check of this task has the
+		// coordinator's scores stored, not its own.)
+		if t.sum.ByWorker == nil {
+			t.sum.ByWorker = map[string]int64{}
+		}
+		t.sum.ByWorker[sender] += int64(len(es))
+		t.solvedBy(index, sender, oneWord)
+	}
+	return admission{decided: true, entries: es}, nil
 }
 
-// copyID returns the copy field of the id of the copy-th copy of task
-// index: the copies counted from an offset drawn from the run's secret,
-// so that a worker cannot tell a first copy from a second one (and lie on
-// first copies only). Ids stay distinct for maxCopies copies.
-func (j *job) copyID(index, copy int) int {
-	return int((uint64(copy) + mix(mix(uint64(index)^j.secret))) & taskCopyMask)
+// checkResult returns the book entries of result r of a task of the
+// running job, or an error saying why the result is rejected: a task this
+// job never issued, positions other than the task's, a score no position
+// of that depth can have, or a win at once (a leaf that makes four at once
+// is scored while planning, never solved). run is the current run.
+func checkResult(b *solver.Board, tasks *taskTable, run int, r *queue.Result) ([]book.Entry, error) {
+	taskRun, _, index := splitTaskID(r.TaskID)
+	if taskRun < 1 || taskRun > run || index >= tasks.Len() {
+		return nil, fmt.Errorf("task %d (run %d, index %d) was not issued", r.TaskID, taskRun, index)
+	}
+	if err := tasks.checkKeys(index, r.Keys); err != nil {
+		return nil, err
+	}
+	if len(r.Scores) != len(r.Keys) {
+		return nil, fmt.Errorf("task %d: %d scores for %d positions", index, len(r.Scores), len(r.Keys))
+	}
+	entries := make([]book.Entry, len(r.Keys))
+	for i, k := range r.Keys {
+		p, err := b.PositionFromKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("task %d: %w", index, err) // not from this plan: cannot happen
+		}
+		score := int(r.Scores[i])
+		lo, hi := b.ScoreRange(p.Moves())
+		if hi = b.WinNowScore(p.Moves()) - 1; score < lo || score > hi {
+			return nil, fmt.Errorf("task %d: position %d scored %d, outside [%d, %d] for %d stones that do not make four at once", index, i, score, lo, hi, p.Moves())
+		}
+		entries[i] = book.EntryOf(p, book.Value{Score: score, Origin: book.OriginSolved})
+	}
+	return entries, nil
 }
 
 // reject counts a rejected result against worker, and quarantines the
 // worker when it has been rejected too often.
-func (j *job) reject(worker string, task uint64, reason error) {
-	j.summary.Rejected++
-	j.rejections[worker]++
-	j.count(worker, func(c *queue.WorkerResults) { c.Rejected++ })
-	if j.cfg.OnResult != nil {
-		j.cfg.OnResult(worker, false)
+func (t *trust) reject(worker string, task uint64, reason error) {
+	t.sum.Rejected++
+	t.rejections[worker]++
+	t.count(worker, func(c *queue.WorkerResults) { c.Rejected++ })
+	if t.onResult != nil {
+		t.onResult(worker, false)
 	}
-	j.log.Warn("result rejected", "worker", worker, "task", task, "reason", reason)
-	if j.rejections[worker] >= j.cfg.QuarantineAfter {
-		j.quarantineForJob(worker, fmt.Sprintf("%d results rejected", j.rejections[worker]))
+	t.log.Warn("result rejected", "worker", worker, "task", task, "reason", reason)
+	if t.rejections[worker] >= t.quarantineAfter {
+		t.quarantineForJob(worker, fmt.Sprintf("%d results rejected", t.rejections[worker]))
 	}
 }
 
 // quarantineForJob quarantines worker for the job, if it is not yet: its
 // results are ignored from now on, the job's record keeps it, and its
 // results stored earlier in the job are solved again (at the end of the
-// collect under way: see requeueQuarantined).
-func (j *job) quarantineForJob(worker, why string) {
-	if j.quarantined[worker] {
+// collect under way: see toSolveAgain).
+func (t *trust) quarantineForJob(worker, why string) {
+	if t.quarantined[worker] {
 		return
 	}
-	j.quarantine(worker)
-	j.toRequeue = append(j.toRequeue, worker)
-	j.log.Error("worker quarantined: its results are ignored from now on, and those it gave in this job are solved again by others", "worker", worker, "why", why)
-	// The job's record keeps it: a coordinator run again ignores the
-	// worker from the start.
-	j.record.Quarantined = append(j.record.Quarantined, worker)
-	if err := j.save(j.record.State, j.record.Message); err != nil {
-		j.log.Warn("storing the quarantine in the job record", "worker", worker, "error", err)
-	} else if j.cfg.OnQuarantine != nil {
-		j.cfg.OnQuarantine(worker)
+	t.quarantine(worker)
+	t.toRequeue = append(t.toRequeue, worker)
+	t.log.Error("worker quarantined: its results are ignored from now on, and those it gave in this job are solved again by others", "worker", worker, "why", why)
+	if err := t.keep(worker); err != nil {
+		t.log.Warn("storing the quarantine in the job record", "worker", worker, "error", err)
+	} else if t.onQuarantine != nil {
+		t.onQuarantine(worker)
 	}
 	// A first result of a cross-check awaiting a second one is void.
-	for i, r := range j.firstResults {
+	for i, r := range t.firstResults {
 		if r.WorkerID == worker {
-			delete(j.firstResults, i)
-			j.requeued = append(j.requeued, i)
+			delete(t.firstResults, i)
+			t.requeued = append(t.requeued, i)
 		}
 	}
+}
+
+// quarantine ignores worker's results from now on: quarantineForJob, or a
+// worker the job's record holds quarantined by an earlier run.
+func (t *trust) quarantine(worker string) {
+	t.quarantined[worker] = true
+	t.sum.Quarantined = append(t.sum.Quarantined, worker)
 }
 
 // count updates the counts of worker's results (Summary.Workers).
-func (j *job) count(worker string, update func(*queue.WorkerResults)) {
-	j.countsMu.Lock()
-	defer j.countsMu.Unlock()
-	if j.summary.Workers == nil {
-		j.summary.Workers = map[string]queue.WorkerResults{}
+func (t *trust) count(worker string, update func(*queue.WorkerResults)) {
+	t.countsMu.Lock()
+	defer t.countsMu.Unlock()
+	if t.sum.Workers == nil {
+		t.sum.Workers = map[string]queue.WorkerResults{}
 	}
-	c := j.summary.Workers[worker]
+	c := t.sum.Workers[worker]
 	update(&c)
-	j.summary.Workers[worker] = c
+	t.sum.Workers[worker] = c
 }
 
-// crossResult counts a cross-check of a result of worker: passed, or
-// failed, and then the result, accepted when it came, is rejected, and
-// the worker quarantined: the coordinator's own solver found its scores
-// wrong.
-func (j *job) crossResult(worker string, task uint64, passed bool, reason error) {
-	if passed {
-		j.count(worker, func(c *queue.WorkerResults) { c.CrossPassed++ })
-		return
-	}
-	j.count(worker, func(c *queue.WorkerResults) {
-		c.CrossFailed++
-		if c.Accepted > 0 {
-			c.Accepted--
-		}
-	})
-	j.reject(worker, task, reason)
-	j.quarantineForJob(worker, "failed a cross-check: "+reason.Error())
+// workerCounts returns a copy of the counts of each worker's results:
+// safe from any goroutine.
+func (t *trust) workerCounts() map[string]queue.WorkerResults {
+	t.countsMu.Lock()
+	defer t.countsMu.Unlock()
+	return maps.Clone(t.sum.Workers)
 }
 
 // workerNumber returns the number of the registered worker name (active
@@ -154,26 +301,37 @@ func (j *job) crossResult(worker string, task uint64, passed bool, reason error)
 // worker without a key names itself, and only a registered name gets a
 // number. A number found is kept for the run; a name not found is looked
 // up again at its next result (it may be registered meanwhile).
-func (j *job) workerNumber(name string) uint32 {
-	w, _ := j.registeredWorker(name)
+func (t *trust) workerNumber(name string) uint32 {
+	w, _ := t.registeredWorker(name)
 	return w.Number
+}
+
+// numbers returns the numbers of the registered workers among workers.
+func (t *trust) numbers(workers []string) map[uint32]bool {
+	numbers := map[uint32]bool{}
+	for _, w := range workers {
+		if n := t.workerNumber(w); n != 0 {
+			numbers[n] = true
+		}
+	}
+	return numbers
 }
 
 // registeredWorker returns the registered worker name (active or removed)
 // and true, or false if name is not a registered worker's (or the
 // registry cannot be read: that is logged). A worker found is kept for
 // the run; a name not found is looked up again next time.
-func (j *job) registeredWorker(name string) (book.Worker, bool) {
-	if w, ok := j.registered[name]; ok {
+func (t *trust) registeredWorker(name string) (book.Worker, bool) {
+	if w, ok := t.registered[name]; ok {
 		return w, true
 	}
-	w, ok, err := j.cfg.Book.Worker(name)
+	w, ok, err := t.book.Worker(name)
 	if err != nil {
-		j.log.Warn("looking up a worker in the registry: its results are taken as an unregistered worker's", "worker", name, "error", err)
+		t.log.Warn("looking up a worker in the registry: its results are taken as an unregistered worker's", "worker", name, "error", err)
 		return book.Worker{}, false
 	}
 	if ok {
-		j.registered[name] = w
+		t.registered[name] = w
 	}
 	return w, ok
 }
@@ -181,11 +339,11 @@ func (j *job) registeredWorker(name string) (book.Worker, bool) {
 // unsigned counts a result refused for its signature, on worker's
 // subject, and logs the first ones and then one in 1,000: a flood of them
 // must not flood the log.
-func (j *job) unsigned(worker string, task uint64) {
-	j.summary.Unsigned++
-	if floodLogged(j.summary.Unsigned) {
-		j.log.Warn("result refused: not signed by the key of the worker whose subject it is on (a reply another worker had the server write there, or a forgery); not counted against the worker",
-			"worker", worker, "task", task, "refused so far", j.summary.Unsigned)
+func (t *trust) unsigned(worker string, task uint64) {
+	t.sum.Unsigned++
+	if floodLogged(t.sum.Unsigned) {
+		t.log.Warn("result refused: not signed by the key of the worker whose subject it is on (a reply another worker had the server write there, or a forgery); not counted against the worker",
+			"worker", worker, "task", task, "refused so far", t.sum.Unsigned)
 	}
 }
 
@@ -194,250 +352,55 @@ func (j *job) unsigned(worker string, task uint64) {
 // many so far).
 func floodLogged(n int64) bool { return n <= 10 || n%1000 == 0 }
 
-// quarantine ignores worker's results from now on.
-func (j *job) quarantine(worker string) {
-	j.quarantined[worker] = true
-	j.summary.Quarantined = append(j.summary.Quarantined, worker)
-}
-
-// otherIdentity reports whether an identity other than worker, and not
-// quarantined, has had a result accepted in this run.
-func (j *job) otherIdentity(worker string) bool {
-	for id := range j.identities {
-		if id != worker && !j.quarantined[id] {
-			return true
-		}
-	}
-	return false
-}
-
-// crossCheck decides a result r, with entries es, of cross-checked task
-// index: the entries to store and decided once two identities agree (or
-// the coordinator has decided, or the check is skipped), not decided while
-// a second opinion is awaited. oneWord is true when the entries are stored
-// on the word of r's sender alone (a skipped check).
-func (j *job) crossCheck(ctx context.Context, index int, r *queue.Result, es []book.Entry) (entries []book.Entry, decided, oneWord bool, err error) {
-	first, ok := j.firstResults[index]
+// solvedBy records that task index, done in this run, is credited to
+// worker (Summary.ByWorker), and whether it was stored on its word alone.
+func (t *trust) solvedBy(index int, worker string, alone bool) {
+	k, ok := t.identityIndex[worker]
 	if !ok {
-		j.firstResults[index] = queue.Result{WorkerID: r.WorkerID, TaskID: r.TaskID, Scores: slices.Clone(r.Scores)}
-		return nil, false, false, nil
+		t.identityNames = append(t.identityNames, worker)
+		k = int32(len(t.identityNames))
+		t.identityIndex[worker] = k
 	}
-	if first.WorkerID == r.WorkerID {
-		// Two copies answered by one identity: no cross-check.
-		if !j.otherIdentity(r.WorkerID) {
-			// No other worker has answered in this run: there is nobody
-			// to check against.
-			delete(j.firstResults, index)
-			j.summary.CrossSkipped++
-			j.log.Debug("cross-check skipped: no other worker has answered in this run", "task", index, "worker", r.WorkerID)
-			return es, true, true, nil
-		}
-		if j.tasks.copies[index] < maxCrossCopies {
-			return nil, false, false, nil // another worker must solve a new copy
-		}
-		// Other workers answer, but none took a copy of this task: the
-		// coordinator checks.
-		truth, err := j.referee(ctx, index)
-		if err != nil {
-			return nil, false, false, err
-		}
-		j.summary.Refereed++
-		delete(j.firstResults, index)
-		if sameScores(truth, r.Scores) {
-			j.summary.CrossChecked++
-			j.crossResult(r.WorkerID, r.TaskID, true, nil)
-		} else {
-			j.summary.Disagreements++
-			j.crossResult(r.WorkerID, r.TaskID, false, fmt.Errorf("task %d: scores differ from the coordinator's", index))
-		}
-		return truth, true, false, nil
-	}
-	delete(j.firstResults, index)
-	if slices.Equal(first.Scores, r.Scores) {
-		j.summary.CrossChecked++
-		j.crossResult(first.WorkerID, first.TaskID, true, nil)
-		j.crossResult(r.WorkerID, r.TaskID, true, nil)
-		return es, true, false, nil
-	}
-	j.summary.Disagreements++
-	j.log.Warn("cross-check: two workers disagree; the coordinator solves the task", "task", index, "workers", []string{first.WorkerID, r.WorkerID})
-	truth, err := j.referee(ctx, index)
-	if err != nil {
-		return nil, false, false, err
-	}
-	j.summary.Refereed++
-	for _, res := range []*queue.Result{&first, r} {
-		ok := sameScores(truth, res.Scores)
-		var reason error
-		if !ok {
-			reason = fmt.Errorf("task %d: cross-check: scores differ from the coordinator's", index)
-		}
-		j.crossResult(res.WorkerID, res.TaskID, ok, reason)
-	}
-	return truth, true, false, nil
+	t.tasks.by[index], t.tasks.alone[index] = k, alone
 }
 
-// requeueQuarantined solves again the results that the workers
-// quarantined since the last call gave in this job, so that the finished
-// book holds none of them: the tasks stored on such a worker's word in
-// this run, and, for a registered worker, every task of the job whose
-// entries in the book record its number (earlier runs' included). Each
-// is marked not done and published again. It returns the positions of
-// the tasks that were done and no longer are.
-func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
-	if len(j.toRequeue) == 0 && len(j.requeued) == 0 {
-		return 0, nil
+// uncredit takes back the n positions of task index, about to be solved
+// again, from the worker credited with them in this run, and reports
+// whether there was one (the task was stored in this run).
+func (t *trust) uncredit(index int, n int64) bool {
+	k := t.tasks.by[index]
+	if k == 0 {
+		return false
 	}
-	workers := j.toRequeue
-	j.toRequeue = nil
-	voided := j.requeued
-	j.requeued = nil
-	var tasks []int
-	numbers := map[uint32]bool{}
+	t.sum.ByWorker[t.identityNames[k-1]] -= n
+	return true
+}
+
+// toSolveAgain returns what the workers quarantined since the last call
+// gave in this job, so that the finished book holds none of it: the tasks
+// stored on such a worker's word in this run, and, for a registered
+// worker, every task of the job whose entries in the book record its
+// number (earlier runs' included), some perhaps not done; and the tasks
+// whose first result of a cross-check a quarantine voided.
+func (t *trust) toSolveAgain() (workers []string, tasks, voided []int, err error) {
+	workers, voided = t.toRequeue, t.requeued
+	t.toRequeue, t.requeued = nil, nil
 	for _, w := range workers {
-		if k, ok := j.identityIndex[w]; ok {
-			for i, by := range j.tasks.by {
-				if by == k && j.tasks.alone[i] {
+		if k, ok := t.identityIndex[w]; ok {
+			for i, by := range t.tasks.by {
+				if by == k && t.tasks.alone[i] {
 					tasks = append(tasks, i)
 				}
 			}
 		}
-		if n := j.workerNumber(w); n != 0 {
-			numbers[n] = true
-		}
 	}
-	if len(numbers) > 0 {
-		of, err := j.tasks.tasksWith(j.cfg.Book.Entries(j.cfg.Spec.Depth, j.cfg.Spec.Depth), func(e book.Entry) bool { return numbers[e.Worker] })
+	if numbers := t.numbers(workers); len(numbers) > 0 {
+		of, err := t.tasks.tasksWith(t.book.Entries(t.depth, t.depth), func(e book.Entry) bool { return numbers[e.Worker] })
 		if err != nil {
-			return 0, fmt.Errorf("finding a quarantined worker's results: %w", err)
+			return nil, nil, nil, fmt.Errorf("finding a quarantined worker's results: %w", err)
 		}
 		tasks = append(tasks, of...)
 	}
 	slices.Sort(tasks)
-	tasks = slices.Compact(tasks)
-	var undone int64
-	var again []int
-	for _, i := range tasks {
-		if !j.tasks.done[i] {
-			continue // not solved yet, or given up on
-		}
-		n := j.tasks.positions(i)
-		undone += n
-		j.summary.Requeued += n
-		if k := j.tasks.by[i]; k != 0 {
-			// Stored in this run: no longer solved by it.
-			j.summary.Solved -= n
-			j.summary.ByWorker[j.identityNames[k-1]] -= n
-		}
-		j.tasks.reopen(i)
-		if i < j.next {
-			j.open++
-			again = append(again, i)
-		}
-	}
-	if undone > 0 {
-		j.log.Warn("results of quarantined workers: their tasks are solved again", "workers", workers, "tasks", len(again), "positions", undone)
-	}
-	for _, i := range voided {
-		if i < j.next && j.tasks.needed(i) {
-			again = append(again, i)
-		}
-	}
-	return undone, j.publishAgain(ctx, again)
-}
-
-// solvedBy records that task index, done in this run, is credited to
-// worker (Summary.ByWorker), and whether it was stored on its word alone.
-func (j *job) solvedBy(index int, worker string, alone bool) {
-	k, ok := j.identityIndex[worker]
-	if !ok {
-		j.identityNames = append(j.identityNames, worker)
-		k = int32(len(j.identityNames))
-		j.identityIndex[worker] = k
-	}
-	j.tasks.by[index], j.tasks.alone[index] = k, alone
-}
-
-// referee solves task index with the coordinator's own solver.
-func (j *job) referee(ctx context.Context, index int) ([]book.Entry, error) {
-	b := j.cfg.Spec.Board
-	if j.refereeSolver == nil {
-		s, err := solver.New(b, j.cfg.RefereeTableBytes)
-		if err != nil {
-			return nil, err
-		}
-		j.refereeSolver = s
-	}
-	var entries []book.Entry
-	keys, err := j.tasks.keys(index)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range keys {
-		p, err := b.PositionFromKey(k)
-		if err != nil {
-			return nil, err
-		}
-		// A value only from a finished, confirmed search
-		// (solver.Solver.runSolve): an error gives no entry at all.
-		v, err := j.refereeSolver.SolveContext(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		entries = append(entries, book.EntryOf(p, book.Value{Score: v, Origin: book.OriginSolved}))
-	}
-	return entries, nil
-}
-
-// sameScores reports whether entries hold the scores, in order.
-func sameScores(entries []book.Entry, scores []int8) bool {
-	if len(entries) != len(scores) {
-		return false
-	}
-	for i, e := range entries {
-		if e.Score != int(scores[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// publishAgain publishes a new copy of each task of indexes that is not
-// done, in one call. A task that ran out of copies is given up on.
-func (j *job) publishAgain(ctx context.Context, indexes []int) error {
-	slices.Sort(indexes)
-	indexes = slices.Compact(indexes)
-	var tasks []queue.Task
-	for _, i := range indexes {
-		if !j.tasks.needed(i) {
-			continue
-		}
-		if j.tasks.copies[i] >= maxCopies {
-			j.closed(i)
-			j.tasks.setFailed(i)
-			j.log.Error("task given up on: published the most times without an accepted result", "task", i, "positions", j.moves(i))
-			continue
-		}
-		t, err := j.taskMsg(i)
-		if err != nil {
-			return err
-		}
-		tasks = append(tasks, t)
-	}
-	return j.publish(ctx, tasks)
-}
-
-// taskMsg returns the next copy of task index of this run, ready to
-// publish, and counts it published.
-func (j *job) taskMsg(index int) (queue.Task, error) {
-	keys, err := j.tasks.keys(index)
-	if err != nil {
-		return queue.Task{}, err
-	}
-	b := j.cfg.Spec.Board
-	t := queue.Task{JobID: j.id, TaskID: taskID(j.runNo, j.copyID(index, int(j.tasks.copies[index])), index),
-		Width: uint8(b.Width()), Height: uint8(b.Height()), Keys: keys}
-	j.tasks.published(index)
-	j.watch.sent(index, time.Now())
-	return t, nil
+	return workers, slices.Compact(tasks), voided, nil
 }

@@ -1,0 +1,298 @@
+package coordinator
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// Dispatch. The dispatcher puts a run's tasks on the queue, and sees to it
+// that a task the job still needs always has a copy out, whatever happens
+// to the copies:
+//
+//   - A window: tasks are published a first time in the plan's order
+//     (next), at most Config.Window of them published and still needed at
+//     a time (open), so that the stream holds a bounded number of messages
+//     whatever the job's size; each task done or failed makes room for the
+//     next (publishMore).
+//   - Copies: a task answered and still needed (its result refused, or a
+//     cross-check awaiting a second worker), overdue (overdue.go), or lost
+//     from the stream is published again, a new copy with a new message id
+//     (taskid.go); a task that ran out of copies is given up on.
+//   - Failures: a task the server delivered MaxDeliver times without a
+//     result is given up on (taskFailed), as is one found in the stream
+//     once the queue is idle, whose notice was missed (recoverStranded).
+//
+// What a result is worth is not the dispatcher's to judge (trust.go): the
+// job tells it which tasks were answered and which are done.
+
+// dispatcher publishes a run's tasks. It is used by the collecting
+// goroutine only.
+type dispatcher struct {
+	// Set when the run's plan is open; read-only after.
+	q          Queue
+	log        *slog.Logger
+	jobID      string
+	run        int
+	board      *solver.Board
+	window     int
+	maxDeliver int
+	secret     runSecret // the copy ids
+	sum        *Summary  // the job's: Overdue
+
+	// The run's tasks, owned by the dispatcher: trust reads them, and
+	// records who solved a task (taskTable.by).
+	tasks *taskTable
+	watch *overdueWatch
+
+	// The window.
+	next int // the next task to publish a first time
+	open int // tasks published a first time and still needed
+}
+
+// newDispatcher returns the dispatcher of tasks for run run of the job of
+// cfg, nothing published yet.
+func newDispatcher(cfg Config, jobID string, run int, secret runSecret, log *slog.Logger, sum *Summary, tasks *taskTable) *dispatcher {
+	return &dispatcher{q: cfg.Queue, log: log, jobID: jobID, run: run, board: cfg.Spec.Board, window: cfg.Window,
+		maxDeliver: cfg.Stream.MaxDeliver, secret: secret, sum: sum, tasks: tasks, watch: newOverdueWatch(tasks.Len(), cfg.Stream.AckWait)}
+}
+
+// publishMore publishes a first copy of each of the next tasks not done, up
+// to the window, in one call. A cross-checked task gets its second copy
+// when the first is answered (collect publishes again a task still needed
+// with no copy out): see trust.go.
+func (d *dispatcher) publishMore(ctx context.Context) error {
+	var batch []queue.Task
+	for d.open < d.window && d.next < d.tasks.Len() {
+		i := d.next
+		d.next++
+		if !d.tasks.needed(i) {
+			continue
+		}
+		t, err := d.taskMsg(i)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, t)
+		d.open++
+	}
+	return d.publish(ctx, batch)
+}
+
+// issued reports whether task i has been published a first time in this
+// run: a task not issued yet is published in its turn, never again.
+func (d *dispatcher) issued(i int) bool { return i < d.next }
+
+// closed counts task i, published, as no longer needed: done or failed.
+func (d *dispatcher) closed(i int) {
+	if d.issued(i) && d.open > 0 {
+		d.open--
+	}
+}
+
+// answered records an answer to a copy of task index, whatever it is
+// worth, and reports whether index is a task of the plan.
+func (d *dispatcher) answered(index int) bool {
+	if index >= d.tasks.Len() {
+		return false
+	}
+	d.watch.answered(index, time.Now())
+	d.tasks.answered(index)
+	return true
+}
+
+// done marks task index done: its entries are stored. A failed task's late
+// result is welcome; it made room in the window when it failed.
+func (d *dispatcher) done(index int) {
+	if !d.tasks.failed[index] {
+		d.closed(index)
+	}
+	d.tasks.setDone(index)
+}
+
+// reopen marks task i, done or failed, as needing a result again, and
+// reports whether it is to be published again now (an issued task; the
+// others are published in their turn).
+func (d *dispatcher) reopen(i int) bool {
+	d.tasks.reopen(i)
+	if d.issued(i) {
+		d.open++
+		return true
+	}
+	return false
+}
+
+// outstanding returns the tasks issued and still needed with a copy out.
+func (d *dispatcher) outstanding() []int {
+	var out []int
+	for i := range d.next {
+		if d.tasks.needed(i) && d.tasks.out[i] > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// lost records that the copies out of tasks indexes are lost: none will be
+// answered.
+func (d *dispatcher) lost(indexes []int) {
+	for _, i := range indexes {
+		d.tasks.out[i] = 0
+	}
+}
+
+// publishAnswered publishes again the tasks of answered, issued and still
+// needed, that have no copy out: a task the job still needs always has a
+// copy out, and the worker that answered may have acked its copy.
+func (d *dispatcher) publishAnswered(ctx context.Context, answered []int) error {
+	var short []int
+	for _, i := range answered {
+		if d.issued(i) && d.tasks.needed(i) && d.tasks.out[i] == 0 {
+			short = append(short, i)
+		}
+	}
+	if len(short) == 0 {
+		return nil
+	}
+	return d.publishAgain(ctx, short)
+}
+
+// publishAgain publishes a new copy of each task of indexes that is not
+// done, in one call. A task that ran out of copies is given up on.
+func (d *dispatcher) publishAgain(ctx context.Context, indexes []int) error {
+	slices.Sort(indexes)
+	indexes = slices.Compact(indexes)
+	var tasks []queue.Task
+	for _, i := range indexes {
+		if !d.tasks.needed(i) {
+			continue
+		}
+		if d.tasks.copies[i] >= maxCopies {
+			d.closed(i)
+			d.tasks.setFailed(i)
+			d.log.Error("task given up on: published the most times without an accepted result", "task", i, "positions", d.moves(i))
+			continue
+		}
+		t, err := d.taskMsg(i)
+		if err != nil {
+			return err
+		}
+		tasks = append(tasks, t)
+	}
+	return d.publish(ctx, tasks)
+}
+
+// taskMsg returns the next copy of task index of this run, ready to
+// publish, and counts it published.
+func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
+	keys, err := d.tasks.keys(index)
+	if err != nil {
+		return queue.Task{}, err
+	}
+	t := queue.Task{JobID: d.jobID, TaskID: taskID(d.run, d.secret.copyID(index, int(d.tasks.copies[index])), index),
+		Width: uint8(d.board.Width()), Height: uint8(d.board.Height()), Keys: keys}
+	d.tasks.published(index)
+	d.watch.sent(index, time.Now())
+	return t, nil
+}
+
+// publish publishes tasks, waiting for the server if it does not answer.
+// Publishing again is harmless: message ids make it idempotent.
+func (d *dispatcher) publish(ctx context.Context, tasks []queue.Task) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	return retry(ctx, d.log, "publishing tasks", func() error { return d.q.PublishTasks(ctx, tasks) })
+}
+
+// taskFailed records the task at stream sequence seq as given up on.
+func (d *dispatcher) taskFailed(ctx context.Context, seq uint64) {
+	t, err := d.q.TaskBySeq(ctx, seq)
+	if err != nil {
+		d.log.Warn("a task exhausted its deliveries but cannot be read", "seq", seq, "error", err)
+		return
+	}
+	if t.JobID != d.jobID {
+		return // another job's: its coordinator reports it
+	}
+	run, _, index := splitTaskID(t.TaskID)
+	if run != d.run || !d.tasks.needed(index) {
+		_ = d.q.DeleteTask(ctx, seq)
+		return
+	}
+	d.closed(index)
+	d.tasks.setFailed(index)
+	d.log.Error("task failed: delivered the most times without a result", "task", index, "deliveries", d.maxDeliver, "positions", d.moves(index))
+	if err := d.q.DeleteTask(ctx, seq); err != nil {
+		d.log.Warn("deleting a failed task", "seq", seq, "error", err)
+	}
+}
+
+// recoverStranded looks for the tasks of the job that no worker will get,
+// once the task queue is idle (see queue.Conn.StrandedTasks): a task still
+// in the stream was given up on, and is failed as if its notice had come;
+// a task published and not answered that is not in the stream was lost,
+// and is published again. Passing queue errors leave it for the next look.
+func (d *dispatcher) recoverStranded(ctx context.Context) error {
+	seqs, idle, err := d.q.StrandedTasks(ctx, d.jobID)
+	if err != nil || !idle {
+		if err != nil && ctx.Err() == nil {
+			d.log.Debug("looking for stranded tasks", "error", err)
+		}
+		return nil
+	}
+	for _, seq := range seqs {
+		d.taskFailed(ctx, seq)
+	}
+	lost := d.outstanding()
+	if len(lost) == 0 {
+		return nil
+	}
+	d.log.Warn("tasks lost from the queue (purged, or lost with the server's storage): publishing them again", "tasks", len(lost))
+	d.lost(lost)
+	err = d.publishAgain(ctx, lost)
+	if err == nil {
+		err = d.publishMore(ctx) // given up on, some may have closed
+	}
+	return err
+}
+
+// appendFailed appends to failed the tasks given up on and not done since.
+func (d *dispatcher) appendFailed(failed []FailedTask) []FailedTask {
+	for i := range d.tasks.Len() {
+		if d.tasks.failed[i] && !d.tasks.done[i] {
+			failed = append(failed, FailedTask{Index: i, Moves: d.moves(i)})
+		}
+	}
+	return failed
+}
+
+// moves returns the move strings of the positions of task index.
+func (d *dispatcher) moves(index int) []string {
+	var moves []string
+	keys, _ := d.tasks.keys(index)
+	for _, k := range keys {
+		if p, err := d.board.PositionFromKey(k); err == nil {
+			s, _ := p.MoveString()
+			moves = append(moves, s)
+		}
+	}
+	return moves
+}
+
+// retry calls fn until it succeeds, returns an error that is not passing
+// (see queue.Transient), or ctx is done: while the NATS server restarts or
+// does not answer yet, the coordinator waits for it, with the backoff of
+// every client of the queue (queue.Backoff), saying so at once and then
+// once a minute.
+func retry(ctx context.Context, log *slog.Logger, what string, fn func() error) error {
+	err := queue.Backoff{First: time.Second, Level: slog.LevelWarn}.Retry(ctx, log, "the NATS server: "+what, fn)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
