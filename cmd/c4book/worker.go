@@ -101,7 +101,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 // runWorker runs a worker configured by cfg until ctx is done or it is
 // idle for idle (if positive).
 func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle time.Duration) error {
-	lie, liePositions, err := lieFraction()
+	inject, err := faultInjection(a.stderr) // none but in tests' builds
 	if err != nil {
 		return err
 	}
@@ -154,17 +154,10 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		return fmt.Errorf("binding to the task queue: %w", err)
 	}
 	var pub worker.Publisher = conn
-	if lie > 0 {
-		liar := &lyingPublisher{Publisher: conn, fraction: lie, positions: liePositions}
-		pub = liar
-		unit := "results"
-		if liePositions {
-			unit = "positions"
-		}
-		fmt.Fprintf(a.stderr, "FAULT INJECTION FOR TESTS: this worker publishes wrong scores for %g of its %s.\n", lie, unit)
-		defer func() {
-			fmt.Fprintf(a.stderr, "FAULT INJECTION: %d of %d %s lied about.\n", liar.lies.Load(), liar.published.Load(), unit)
-		}()
+	if inject != nil {
+		var done func()
+		pub, done = inject(pub)
+		defer done()
 	}
 	err = worker.Run(ctx, tasks, pub, worker.Config{
 		ID:          id,
