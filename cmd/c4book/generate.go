@@ -132,7 +132,7 @@ type jobRun struct {
 	log     *slog.Logger
 
 	metrics  *metricsServer // nil without metrics.listen
-	jm       *jobMetrics
+	jm       *coordinator.Metrics
 	counters *worker.Counters // the local worker's, if any
 
 	book    *book.Book
@@ -178,11 +178,11 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 			err = cerr
 		}
 	}()
-	r.jm = newJobMetrics()
-	collectors := r.jm.collectors()
+	r.jm = coordinator.NewMetrics()
+	collectors := r.jm.Collectors()
 	if opts.workers > 0 {
 		r.counters = new(worker.Counters)
-		collectors = append(collectors, workerCollector{c: r.counters, threads: opts.workers})
+		collectors = append(collectors, r.counters.Collector(opts.workers))
 	}
 	// Served from the start: healthy while waiting for the server too.
 	if r.metrics, err = startMetrics(cfg.Metrics.Listen, r.log, collectors...); err != nil {
@@ -218,15 +218,15 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		r.console.run(progressCtx)
 	}()
 	sum, err := coordinator.Run(ctx, coordinator.Config{
-		Spec: r.spec, Book: r.book, Queue: r.jm.queue(r.conn),
+		Spec: r.spec, Book: r.book, Queue: r.jm.Queue(r.conn),
 		Stream: queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver, Replicas: cfg.Queue.Replicas},
 		Log:    r.log.With("role", "coordinator"),
 		Progress: func(p coordinator.Progress) {
 			r.console.update(p)
-			r.jm.progress(p)
+			r.jm.Progress(p)
 			r.snap.phase(p.Phase)
 		},
-		OnResult:          r.jm.result,
+		OnResult:          r.jm.Result,
 		OnQuarantine:      r.refuseQuarantined,
 		CrossCheck:        crossCheck(cfg),
 		QuarantineAfter:   cfg.Queue.QuarantineAfter,
@@ -240,11 +240,11 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 	r.stopWorker()
 	switch {
 	case ctx.Err() != nil:
-		r.jm.setPhase(book.JobStopped)
+		r.jm.SetPhase(book.JobStopped)
 	case err != nil:
-		r.jm.setPhase(book.JobFailed)
+		r.jm.SetPhase(book.JobFailed)
 	default:
-		r.jm.setPhase(book.JobDone)
+		r.jm.SetPhase(book.JobDone)
 	}
 
 	switch {
@@ -312,7 +312,7 @@ func (r *jobRun) open(ctx context.Context) error {
 		return err
 	}
 	r.book = bk
-	r.metrics.register(bookCollectors(bk)...)
+	r.metrics.register(bk.Collectors()...)
 	name := "c4book " + r.opts.command
 	if cfg.NATS.URL != "" {
 		r.conn, err = connect(ctx, cfg, name, r.console.quietLogger().With("role", "nats"))

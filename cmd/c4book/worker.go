@@ -114,7 +114,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	}
 	// Served from the start: healthy while waiting for the server too.
 	counters := new(worker.Counters)
-	metrics, err := startMetrics(cfg.Metrics.Listen, log, workerCollector{c: counters, threads: n})
+	metrics, err := startMetrics(cfg.Metrics.Listen, log, counters.Collector(n))
 	if err != nil {
 		return err
 	}
