@@ -77,11 +77,13 @@ func startMetrics(addr string, log *slog.Logger, cs ...prometheus.Collector) (*m
 	return m, nil
 }
 
-// register adds collectors to the registry.
-func (m *metricsServer) register(cs ...prometheus.Collector) {
-	if m != nil {
-		m.reg.MustRegister(cs...)
+// registerer returns the registry, to which collectors may be added
+// while it is served; nil if m is.
+func (m *metricsServer) registerer() prometheus.Registerer {
+	if m == nil {
+		return nil
 	}
+	return m.reg
 }
 
 // close stops the listener, letting scrapes under way finish (for a

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/worker"
 )
@@ -126,7 +127,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		waitCtx, cancel = context.WithTimeout(ctx, idle)
 	}
 	defer cancel()
-	conn, err := connectWaiting(waitCtx, cfg, "c4book worker "+host, out.quietLogger().With("role", "nats"), log)
+	conn, err := jobproc.ConnectWaiting(waitCtx, cfg, "c4book worker "+host, out.quietLogger().With("role", "nats"), log)
 	switch {
 	case ctx.Err() != nil:
 		return errInterrupted
@@ -142,7 +143,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	}()
 	fmt.Fprintln(a.stderr, connectedLine(conn.ConnectedURL(), n, cfg.Solver.TTSize))
 
-	tasks, err := waitForTasks(waitCtx, conn, log)
+	tasks, err := jobproc.WaitForTasks(waitCtx, conn, log)
 	cancel()
 	switch {
 	case ctx.Err() != nil:
@@ -163,7 +164,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		ID:          id,
 		Concurrency: n,
 		TableBytes:  int64(cfg.Solver.TTSize),
-		Heartbeat:   heartbeat(cfg.Queue.AckWait),
+		Heartbeat:   jobproc.Heartbeat(cfg.Queue.AckWait),
 		IdleExit:    idle,
 		Log:         log,
 		Counters:    counters,

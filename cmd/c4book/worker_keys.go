@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 )
 
@@ -185,7 +184,7 @@ func newWorkerConfCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			keys, err := activeWorkers(bk)
+			keys, err := jobproc.WorkerKeys(bk)
 			if err = closeBook(bk, err); err != nil {
 				return err
 			}
@@ -225,7 +224,7 @@ func addRegistryFlags(cmd *cobra.Command) {
 // book.RequestDir), and requestWait how long the command waits for a job
 // to apply one; shorter in tests.
 var (
-	registryPoll = 2 * time.Second
+	registryPoll = jobproc.DefaultRegistryPoll
 	requestWait  = 15 * time.Second
 )
 
@@ -246,50 +245,4 @@ func changeRegistry(cmd *cobra.Command, cfg config.Config, c book.RegistryChange
 	}
 	w, err := bk.ApplyChange(c)
 	return w, closeBook(bk, err)
-}
-
-// activeWorkers returns the keys of the active workers and observers of
-// bk, each with its role, but those of the workers quarantined in the job
-// of the given ids (see book.Book.ActiveWorkers).
-func activeWorkers(bk *book.Book, jobs ...string) ([]queue.WorkerKey, error) {
-	ws, err := bk.ActiveWorkers(jobs...)
-	if err != nil {
-		return nil, err
-	}
-	keys := []queue.WorkerKey{}
-	for _, w := range ws {
-		keys = append(keys, queue.WorkerKey{Name: w.Name, PublicKey: w.PublicKey, Role: queue.Role(w.Role)})
-	}
-	return keys, nil
-}
-
-// followRegistry applies the registry requests left for the job, every
-// registryPoll until ctx is done. After a change, and before the command
-// that asked for it hears back, it gives the server the active workers
-// and observers, so that the command returns once an added key is
-// accepted and a removed one refused, and snap takes a snapshot of the
-// book: readers of the book (c4book worker list) read its snapshots while
-// the job holds it, and would otherwise miss the change until the next
-// one.
-func followRegistry(ctx context.Context, bk *book.Book, job string, srv *queue.Server, snap *snapshotter, log *slog.Logger) {
-	changed := func() {
-		keys, err := activeWorkers(bk, job)
-		if err == nil {
-			err = srv.SetWorkers(keys)
-		}
-		if err != nil {
-			log.Error("worker registry: the server keeps its former workers", "error", err)
-		}
-		snap.take()
-	}
-	tick := time.NewTicker(registryPoll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		bk.ApplyRequests(log, changed)
-	}
 }
