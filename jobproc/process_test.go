@@ -83,7 +83,8 @@ func TestProcess_Run(t *testing.T) {
 		t.Errorf("%d metric families: want the coordinator's, the worker's and the book's", n)
 	}
 
-	// Every position to depth 8 is in the book, with the solver's score.
+	// The book holds every position with a score its children and the
+	// solver agree with (book.Verify).
 	b := solver.MustBoard(5, 4)
 	bk, err := book.Open(cfg.Book.Path, &book.Options{Board: b, ReadOnly: true, CacheBytes: 1 << 20})
 	if err != nil {
@@ -94,36 +95,9 @@ func TestProcess_Run(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[uint64]bool{}
-	var walk func(p solver.Position)
-	walk = func(p solver.Position) {
-		if p.Moves() > 0 && p.LastMoveWon() || seen[p.CanonicalKey()] {
-			return
-		}
-		seen[p.CanonicalKey()] = true
-		v, ok, err := bk.Get(p)
-		if err != nil || !ok {
-			t.Fatalf("not in the book (%v):\n%v", err, p)
-		}
-		if len(seen)%50 == 0 {
-			if want := s.Solve(p); v.Score != want {
-				t.Fatalf("book score %d, solver %d:\n%v", v.Score, want, p)
-			}
-		}
-		if p.Moves() == cfg.Generate.Depth {
-			return
-		}
-		for col := range b.Width() {
-			if p.CanPlay(col) {
-				q := p
-				q.Play(col)
-				walk(q)
-			}
-		}
-	}
-	walk(b.NewPosition())
-	if uint64(len(seen)) != uint64(sum.Positions) {
-		t.Errorf("%d positions in the book's tree, the summary says %d", len(seen), sum.Positions)
+	rep, err := bk.Verify(context.Background(), &book.VerifyOptions{Solver: s, Sample: 50})
+	if err != nil || !rep.OK() || rep.Entries != int64(sum.Positions) || rep.Resolved == 0 {
+		t.Errorf("verify: %v; %d entries (summary: %d positions), %d re-solved, problems %v", err, rep.Entries, sum.Positions, rep.Resolved, rep.Problems)
 	}
 }
 
