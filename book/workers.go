@@ -236,6 +236,30 @@ func (b *Book) Workers() ([]Worker, error) {
 	return ws, nil
 }
 
+// ActiveWorkers returns the active workers and observers of b, ordered by
+// number, but the workers quarantined in the jobs of the given ids: a
+// job's server refuses the key of a worker the job caught lying, which
+// would otherwise go on taking its tasks.
+func (b *Book) ActiveWorkers(jobs ...string) ([]Worker, error) {
+	ws, err := b.Workers()
+	if err != nil {
+		return nil, err
+	}
+	quarantined := map[string]bool{}
+	for _, id := range jobs {
+		j, ok, err := b.Job(id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			for _, name := range j.Quarantined {
+				quarantined[name] = true
+			}
+		}
+	}
+	return slices.DeleteFunc(ws, func(w Worker) bool { return !w.Active() || quarantined[w.Name] }), nil
+}
+
 // decodeWorker decodes the worker record v stored at key k. A record of
 // workerVersion is a worker's (it has no role); one of observerVersion
 // has its role, which must be one this version knows.

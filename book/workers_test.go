@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/c4book/c4book/solver"
 )
 
 // testKey returns a well-formed nkey user public key for tests, its last
@@ -158,5 +160,44 @@ func TestBook_workerRecordRoles(t *testing.T) {
 		if w, _, err := bk.Worker("w"); !errors.As(err, &corrupt) {
 			t.Errorf("version %d, role %q: %+v, %v; want a CorruptError", c.version, c.role, w, err)
 		}
+	}
+}
+
+// TestBook_ActiveWorkers: the keys a job's server admits leave out the
+// removed ones and the workers the job's record quarantines (a liar
+// caught by the job takes none of its tasks any more), and only for that
+// job.
+func TestBook_ActiveWorkers(t *testing.T) {
+	bk := newBook(t, solver.MustBoard(4, 4))
+	for i, name := range []string{"alice", "mallory", "bob"} {
+		if _, err := bk.AddWorker(name, testKey(byte('A'+i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := bk.RemoveWorker("bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bk.PutJob(Job{ID: "j1", Depth: 4, State: JobSolving, Quarantined: []string{"mallory"}}); err != nil {
+		t.Fatal(err)
+	}
+	names := func(jobs ...string) string {
+		ws, err := bk.ActiveWorkers(jobs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, w := range ws {
+			n = append(n, w.Name)
+		}
+		return strings.Join(n, ",")
+	}
+	if got := names("j1"); got != "alice" {
+		t.Errorf("job j1 admits %v, want alice", got)
+	}
+	if got := names("j2"); got != "alice,mallory" {
+		t.Errorf("another job admits %v, want alice,mallory", got)
+	}
+	if got := names(); got != "alice,mallory" {
+		t.Errorf("no job: %v, want alice,mallory", got)
 	}
 }

@@ -35,6 +35,12 @@ type Source struct {
 	// that set them. A flag overrides every other source, but only when
 	// it was given on the command line: its default is ignored.
 	Flags map[string]*pflag.Flag
+
+	// OtherEnv names C4BOOK_* variables the caller reads itself, which
+	// Load then leaves alone as it does the variables of the tests and
+	// scripts (see checkEnv): those of a build's optional parts, which
+	// the other builds refuse as misspelt keys.
+	OtherEnv []string
 }
 
 // Load returns the configuration made of, from lowest to highest
@@ -50,7 +56,7 @@ type Source struct {
 // Each call uses its own viper instance, so the flags bound are exactly
 // those of src: nothing is shared between commands or calls.
 func Load(src Source) (Config, error) {
-	if err := checkEnv(os.Environ()); err != nil {
+	if err := checkEnv(os.Environ(), src.OtherEnv); err != nil {
 		return Config{}, err
 	}
 	l := &loader{v: viper.New(), flags: src.Flags}

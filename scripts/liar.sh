@@ -41,9 +41,12 @@
 #       --timeout S        seconds a job may take (default 300)
 #       --keep             keep the logs even when everything passes
 #
-# c4book is built from this repository, unless the environment variable
-# C4BOOK names a binary. No nats-server is needed: the coordinator's
-# embedded server listens on a free loopback port.
+# c4book is built from this repository with the tag c4book_testlie (the
+# lying worker is in no other build), unless the environment variable
+# C4BOOK names a binary, which must be built so too (go build -tags
+# c4book_testlie ./cmd/c4book): another refuses mallory's variable. No
+# nats-server is needed: the coordinator's embedded server listens on a
+# free loopback port.
 #
 # Example: scripts/liar.sh cross-check
 set -euo pipefail
@@ -94,7 +97,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-c4book=$(find_c4book "$repo")
+c4book=$(find_c4book "$repo" c4book_testlie)
 echo "job: 7x6 root ${root:--} depth $depth, tasks of $task_size; mallory lies on $lie of its results; logs in $tmp"
 
 # ---- Helpers of a scenario (they run in the scenario's subshell) ----

@@ -27,14 +27,15 @@ find_nats_server() {
 }
 
 # find_c4book prints the path of c4book: $C4BOOK if set, else a binary
-# built from the repository $1 into $tmp.
+# built from the repository $1 into $tmp, with the build tags $2 if given
+# (liar.sh's c4book_testlie: the lying worker, absent from other builds).
 find_c4book() {
 	if [ -n "${C4BOOK:-}" ]; then
 		echo "$C4BOOK"
 		return
 	fi
-	echo "Building c4book ..." >&2
-	(cd "$1" && go build -o "$tmp/c4book" ./cmd/c4book) >&2 || return 1
+	echo "Building c4book${2:+ with the tags $2} ..." >&2
+	(cd "$1" && go build ${2:+-tags "$2"} -o "$tmp/c4book" ./cmd/c4book) >&2 || return 1
 	echo "$tmp/c4book"
 }
 

@@ -9,13 +9,16 @@
 #      small and large boards, the static bounds), which exercise no
 #      concurrency and take seven minutes under the detector. The solver's
 #      threads, teams, stops and shared table are all in what runs.
+#      This pass builds with the tag c4book_testlie, which adds the lying
+#      worker (cmd/c4book/lie.go) and its tests; the first pass tests the
+#      build without it, as it is shipped.
 #
 # Usage: scripts/test.sh [go test flags], e.g. scripts/test.sh -count=1
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 go test -short "$@" ./...
-go test -race -short "$@" ./book/ ./cmd/... ./coordinator/... ./queue/ ./serve/ ./worker/
+go test -race -short -tags c4book_testlie "$@" ./book/ ./cmd/... ./coordinator/... ./jobproc/ ./queue/ ./serve/ ./worker/
 go test -race -short "$@" \
 	-skip 'TestSolver_Solve_referenceSets|TestSolver_Solve_smallBoards|TestSolver_Solve_largeBoards|TestSolver_evensBound|TestSolver_oddThreatBound' \
 	./solver/

@@ -34,12 +34,19 @@ func FormatMoves(moves string) string {
 // column of the board, is in a full column or comes after a four was made.
 // The last move may make four: the position is then over (see
 // LastMoveWon).
-func (b *Board) Parse(moves string) (Position, error) {
+func (b *Board) Parse(moves string) (Position, error) { return parse(b, moves) }
+
+// ParseBytes is Parse of a move string held in bytes, such as a line
+// read from a file: it allocates nothing unless it fails.
+func (b *Board) ParseBytes(moves []byte) (Position, error) { return parse(b, moves) }
+
+// parse is Parse and ParseBytes.
+func parse[S string | []byte](b *Board, moves S) (Position, error) {
 	p := b.NewPosition()
-	if moves == EmptyMoves {
+	if string(moves) == EmptyMoves {
 		return p, nil
 	}
-	if err := p.PlayMoves(moves); err != nil {
+	if err := playMoves(&p, moves); err != nil {
 		return Position{}, err
 	}
 	return p, nil
@@ -47,10 +54,14 @@ func (b *Board) Parse(moves string) (Position, error) {
 
 // PlayMoves plays a move string from p; see Board.Parse. On error p is left
 // at the position before the bad move.
-func (p *Position) PlayMoves(moves string) error {
+func (p *Position) PlayMoves(moves string) error { return playMoves(p, moves) }
+
+// playMoves is PlayMoves of a string or bytes. The error, and the copy of
+// the moves it holds, are made only for a bad move.
+func playMoves[S string | []byte](p *Position, moves S) error {
 	for i := 0; i < len(moves); i++ {
 		fail := func(format string, args ...any) error {
-			return &MoveError{Moves: moves, Index: i, Reason: fmt.Sprintf(format, args...)}
+			return &MoveError{Moves: string(moves), Index: i, Reason: fmt.Sprintf(format, args...)}
 		}
 		c := moves[i]
 		if c < '0' || c > '9' {

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -221,6 +222,23 @@ func FuzzBoard_Parse(f *testing.F) {
 			t.Fatalf("Parse(%q): key does not rebuild the position", moves)
 		}
 	})
+}
+
+// TestBoard_ParseBytes: the bytes of a move string parse as the string
+// does, errors included, and a good one allocates nothing (book get
+// reads millions of lines).
+func TestBoard_ParseBytes(t *testing.T) {
+	for _, moves := range []string{"", EmptyMoves, "4453", "448", "1111111", "12121213", "-4"} {
+		p, err := Standard.Parse(moves)
+		q, errBytes := Standard.ParseBytes([]byte(moves))
+		if p != q || fmt.Sprint(err) != fmt.Sprint(errBytes) {
+			t.Errorf("%q: Parse %v, %v; ParseBytes %v, %v", moves, p, err, q, errBytes)
+		}
+	}
+	line := []byte("44444433")
+	if n := testing.AllocsPerRun(10, func() { Standard.ParseBytes(line) }); n != 0 {
+		t.Errorf("ParseBytes allocates %v times", n)
+	}
 }
 
 // TestBoard_Parse_empty: "" and EmptyMoves are the empty board, which

@@ -205,28 +205,8 @@ func fastPositionLine(b *solver.Board, line []byte) (moves []byte, p solver.Posi
 			return nil, p, false
 		}
 	}
-	p, ok = playMoves(b, moves)
-	return moves, p, ok
-}
-
-// playMoves plays a move string (solver.EmptyMoves for the empty board) from
-// the empty board of b, and returns false if a move is not a column of b,
-// is in a full column or comes after a four; b.Parse says which.
-func playMoves(b *solver.Board, moves []byte) (solver.Position, bool) {
-	p := b.NewPosition()
-	if string(moves) == solver.EmptyMoves {
-		return p, true
-	}
-	over := false
-	for _, c := range moves {
-		col := int(c) - '1'
-		if over || col < 0 || col >= b.Width() || !p.CanPlay(col) {
-			return p, false
-		}
-		over = p.IsWinningMove(col)
-		p.Play(col)
-	}
-	return p, true
+	p, err := b.ParseBytes(moves)
+	return moves, p, err == nil
 }
 
 // answer writes the line answering position p, written moves. Lines are

@@ -49,5 +49,5 @@ func loadConfig(cmd *cobra.Command) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, err
 	}
-	return config.Load(config.Source{File: file, Flags: flags})
+	return config.Load(config.Source{File: file, Flags: flags, OtherEnv: testEnvVars()})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
@@ -91,7 +92,7 @@ func TestCoordinator_failedTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	tasks, err := waitForTasks(context.Background(), conn, nil)
+	tasks, err := jobproc.WaitForTasks(context.Background(), conn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,24 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"maps"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/queue"
-	"github.com/c4book/c4book/solver"
-	"github.com/c4book/c4book/worker"
+	"github.com/c4book/c4book/jobproc"
 )
 
 const generateLong = `Build an opening book: the exact score of every position reachable from
@@ -121,131 +115,58 @@ type jobOptions struct {
 	workers int    // solving threads of the local worker; 0: none
 }
 
-// jobRun is the state of a running job: the book, the server, the
-// connections and the local worker, closed in reverse order.
-type jobRun struct {
-	a       *app
-	cfg     config.Config
-	opts    jobOptions
-	spec    coordinator.Spec
-	console *console
-	log     *slog.Logger
-
-	metrics  *metricsServer // nil without metrics.listen
-	jm       *jobMetrics
-	counters *worker.Counters // the local worker's, if any
-
-	book    *book.Book
-	snap    snapshotter
-	server  *queue.Server // nil with nats.url
-	conn    *queue.Conn   // the coordinator's
-	workers sync.WaitGroup
-	stopWkr context.CancelFunc
-	wkrErr  error
-
-	keys         bool   // the embedded server knows workers by their keys: follow the registry
-	stopRegistry func() // stops followRegistry, if it runs
-}
-
-// runJob runs the job of cfg (generate.*) as opts says, prints the
-// summary and returns the command's error.
+// runJob runs the job of cfg (generate.*) as opts says, showing its
+// progress on the console, prints the summary and returns the command's
+// error.
 func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (err error) {
-	if cfg.NATS.URL != "" && cfg.NATS.Listen != "" {
-		return fmt.Errorf("nats.url (%s) and nats.listen (%s) are both set: use an external server or listen with the embedded one, not both", cfg.NATS.URL, cfg.NATS.Listen)
-	}
-	if cfg.NATS.URL == "" && cfg.NATS.Listen != "" && !cfg.NATS.HasAuth() {
-		// Registered workers are authentication too: the book says.
-		if err := checkListenAuth(cfg, bookHasWorkers(cfg.Book.Path)); err != nil {
-			return err
-		}
-	}
-	board, err := solver.NewBoard(cfg.Board.Width, cfg.Board.Height)
+	console := newConsole(a.stderr, isTerminal(a.stderr), newLogStyle(cfg.Log))
+	console.width = terminalWidth(a.stderr)
+	log := console.logger()
+	p, err := jobproc.New(jobproc.Options{
+		Config: cfg, Command: opts.command, Workers: opts.workers,
+		Log: log, PartLog: console.partLogger(), NATSLog: console.quietLogger(),
+		Progress: console.update,
+		Listening: func(url string, keys bool) {
+			fmt.Fprintf(a.stdout, "NATS server listening: workers connect to %s\nOn each worker machine run:\n\n    %s\n\n", url, workerCommandLine(cfg, url, keys))
+		},
+		RegistryPoll: registryPoll,
+	})
 	if err != nil {
-		return fmt.Errorf("board.width, board.height: %w", err)
-	}
-	r := &jobRun{
-		a: a, cfg: cfg, opts: opts,
-		spec:    coordinator.Spec{Board: board, Root: cfg.Generate.Root, Depth: cfg.Generate.Depth, TaskSize: cfg.Queue.TaskSize},
-		console: newConsole(a.stderr, isTerminal(a.stderr), newLogStyle(cfg.Log)),
-	}
-	if _, err := r.spec.Validate(); err != nil {
 		return err
 	}
-	r.console.width = terminalWidth(a.stderr)
-	r.log = r.console.logger()
+	// Served from the start: healthy while waiting for the server too.
+	metrics, err := startMetrics(cfg.Metrics.Listen, log)
+	if err != nil {
+		return err
+	}
 	defer func() {
-		if cerr := r.close(); err == nil && cerr != nil {
+		metrics.close() // before the book its collectors read
+		if cerr := p.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
-	r.jm = newJobMetrics()
-	collectors := r.jm.collectors()
-	if opts.workers > 0 {
-		r.counters = new(worker.Counters)
-		collectors = append(collectors, workerCollector{c: r.counters, threads: opts.workers})
-	}
-	// Served from the start: healthy while waiting for the server too.
-	if r.metrics, err = startMetrics(cfg.Metrics.Listen, r.log, collectors...); err != nil {
-		return err
-	}
-	if err := r.open(ctx); err != nil {
+	if err := p.Start(ctx, metrics.registerer()); err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
 		return err
 	}
-	r.snap.start(ctx, r.book, cfg.Book.SnapshotInterval, r.log)
-	if r.keys {
-		// After the snapshots start: a change of the registry takes one.
-		rctx, cancel := context.WithCancel(ctx)
-		done := make(chan struct{})
-		r.stopRegistry = func() { cancel(); <-done }
-		go func() {
-			defer close(done)
-			followRegistry(rctx, r.book, r.spec.ID(), r.server, &r.snap, r.log.With("role", "registry"))
-		}()
-	}
-	if opts.workers > 0 {
-		if err := r.startWorker(ctx); err != nil {
-			return err
-		}
+	if !jobproc.LocalOnly(cfg) {
+		console.extra = p.WorkerCount
 	}
 
 	progressCtx, stopProgress := context.WithCancel(ctx)
 	progressDone := make(chan struct{})
 	go func() {
 		defer close(progressDone)
-		r.console.run(progressCtx)
+		console.run(progressCtx)
 	}()
-	sum, err := coordinator.Run(ctx, coordinator.Config{
-		Spec: r.spec, Book: r.book, Queue: r.jm.queue(r.conn),
-		Stream: queue.StreamConfig{AckWait: cfg.Queue.AckWait, MaxDeliver: cfg.Queue.MaxDeliver, Replicas: cfg.Queue.Replicas},
-		Log:    r.log.With("role", "coordinator"),
-		Progress: func(p coordinator.Progress) {
-			r.console.update(p)
-			r.jm.progress(p)
-			r.snap.phase(p.Phase)
-		},
-		OnResult:          r.jm.result,
-		OnQuarantine:      r.refuseQuarantined,
-		CrossCheck:        crossCheck(cfg),
-		QuarantineAfter:   cfg.Queue.QuarantineAfter,
-		RefereeTableBytes: int64(cfg.Solver.TTSize),
-		MinFreeBytes:      int64(cfg.Book.MinFree),
+	sum, err := p.Run(ctx, func() {
+		stopProgress()
+		<-progressDone
+		console.stop()
+		console.quieten()
 	})
-	stopProgress()
-	<-progressDone
-	r.console.stop()
-	r.console.quieten()
-	r.stopWorker()
-	switch {
-	case ctx.Err() != nil:
-		r.jm.setPhase(book.JobStopped)
-	case err != nil:
-		r.jm.setPhase(book.JobFailed)
-	default:
-		r.jm.setPhase(book.JobDone)
-	}
 
 	switch {
 	case ctx.Err() != nil:
@@ -260,271 +181,13 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		printFailed(a.stderr, sum.Failed)
 		return fmt.Errorf("job %s is incomplete: %w", sum.JobID, err)
 	case err != nil:
-		return fmt.Errorf("job %s: %w", r.spec.ID(), err)
+		return fmt.Errorf("job %s: %w", p.Spec().ID(), err)
 	}
 	printSummary(a.stdout, cfg, sum)
-	if r.wkrErr != nil {
-		return fmt.Errorf("the local worker: %w", r.wkrErr)
+	if err := p.WorkerErr(); err != nil {
+		return fmt.Errorf("the local worker: %w", err)
 	}
 	return nil
-}
-
-// localOnly reports whether the job of cfg can have no worker but its own:
-// an embedded server that listens on no address.
-func localOnly(cfg config.Config) bool { return cfg.NATS.URL == "" && cfg.NATS.Listen == "" }
-
-// refuseQuarantined has the embedded server refuse the key of a worker
-// the job quarantined (coordinator.Config.OnQuarantine): its connections
-// are closed, and it takes no more of the job's tasks.
-func (r *jobRun) refuseQuarantined(worker string) {
-	if !r.keys {
-		return
-	}
-	keys, err := activeWorkers(r.book, r.spec.ID())
-	if err == nil {
-		err = r.server.SetWorkers(keys)
-	}
-	if err != nil {
-		r.log.Warn("refusing a quarantined worker's key: it may go on taking tasks", "worker", worker, "error", err)
-		return
-	}
-	r.log.Warn("the quarantined worker's key is refused by the server until the job ends", "worker", worker)
-}
-
-// crossCheck returns the fraction of tasks the job of cfg cross-checks:
-// queue.cross-check, but none when the job's own worker is its only one
-// (there is nobody to check it against: every check would be skipped,
-// after solving the task twice).
-func crossCheck(cfg config.Config) float64 {
-	if localOnly(cfg) {
-		return 0
-	}
-	return cfg.Queue.CrossCheck
-}
-
-// open opens (or creates) the book, then starts the embedded server or
-// connects to nats.url.
-func (r *jobRun) open(ctx context.Context) error {
-	cfg := r.cfg
-	bk, err := book.Open(cfg.Book.Path, &book.Options{Create: true, Board: r.spec.Board,
-		CacheBytes: int64(cfg.Book.CacheSize), MemTableBytes: int64(cfg.Book.MemTableSize)})
-	if err != nil {
-		return err
-	}
-	r.book = bk
-	r.metrics.register(bookCollectors(bk)...)
-	name := "c4book " + r.opts.command
-	if cfg.NATS.URL != "" {
-		r.conn, err = connect(ctx, cfg, name, r.console.quietLogger().With("role", "nats"))
-		r.console.extra = r.workerCount
-		return err
-	}
-	// The book is opened first: it then holds a Pebble database, and the
-	// server's directory inside it is not mistaken for a stray file.
-	var workers []queue.WorkerKey // nil: no keys
-	if cfg.NATS.Listen != "" {
-		ws, err := activeWorkers(bk, r.spec.ID())
-		if err != nil {
-			return err
-		}
-		// Keys on: with registered workers, or beside a token or user
-		// (workers may then be added while the job runs). Not with client
-		// certificates alone: with keys on, a certificate identifies no
-		// one, and the clients that have only one would be refused.
-		if len(ws) > 0 || cfg.NATS.Token != "" || cfg.NATS.User != "" {
-			workers = ws
-		}
-	}
-	r.server, err = startServer(cfg, workers, r.console.quietLogger().With("role", "nats-server"))
-	if err != nil {
-		return err
-	}
-	r.keys = workers != nil
-	r.conn, err = r.server.ConnectInProcess(ctx, queue.Options{Name: name})
-	if err != nil {
-		return err
-	}
-	if url := r.server.ClientURL(); url != "" {
-		fmt.Fprintf(r.a.stdout, "NATS server listening: workers connect to %s\nOn each worker machine run:\n\n    %s\n\n", url, workerCommandLine(cfg, url, len(workers) > 0))
-		r.console.extra = r.workerCount
-	}
-	return nil
-}
-
-// workerCount returns "N workers" for the progress line: the workers that
-// reported recently.
-func (r *jobRun) workerCount() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	ws, err := r.conn.Workers(ctx)
-	if err != nil {
-		return ""
-	}
-	if len(ws) == 1 {
-		return "1 worker"
-	}
-	return fmt.Sprintf("%d workers", len(ws))
-}
-
-// startWorker starts the local worker with opts.workers threads on a
-// connection of its own. It waits for the coordinator to set the queue up.
-func (r *jobRun) startWorker(ctx context.Context) error {
-	var conn *queue.Conn
-	var err error
-	name := "c4book " + r.opts.command + " worker"
-	if r.server != nil {
-		conn, err = r.server.ConnectInProcess(ctx, queue.Options{Name: name})
-	} else {
-		conn, err = connect(ctx, r.cfg, name, r.console.quietLogger().With("role", "worker-nats"))
-	}
-	if err != nil {
-		return err
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	r.stopWkr = cancel
-	r.workers.Add(1)
-	go func() {
-		defer r.workers.Done()
-		defer conn.Close()
-		tasks, err := waitForTasks(wctx, conn, nil)
-		if err != nil {
-			if wctx.Err() == nil {
-				r.wkrErr = err
-			}
-			return
-		}
-		// The worker's own messages (a task handed back, ...) are for
-		// debugging: only its warnings and errors are shown, unless
-		// log.level is debug (logStyle.partLevel).
-		wlog := r.console.partLogger().With("role", "worker")
-		r.wkrErr = worker.Run(wctx, tasks, conn, worker.Config{
-			Concurrency: r.opts.workers,
-			TableBytes:  int64(r.cfg.Solver.TTSize),
-			Heartbeat:   heartbeat(r.cfg.Queue.AckWait),
-			Log:         wlog,
-			Counters:    r.counters,
-		})
-	}()
-	return nil
-}
-
-// heartbeat returns how often a worker reports a task in progress: a third
-// of the queue's AckWait, at most worker's default of 10 seconds.
-func heartbeat(ackWait time.Duration) time.Duration {
-	return min(ackWait/3, 10*time.Second)
-}
-
-// stopWorker stops the local worker, if any, and waits for it: tasks it is
-// solving are handed back.
-func (r *jobRun) stopWorker() {
-	if r.stopWkr != nil {
-		r.stopWkr()
-		r.workers.Wait()
-		r.stopWkr = nil
-	}
-}
-
-// close stops everything the run started: the metrics listener first (its
-// collectors read the book), the book last.
-func (r *jobRun) close() error {
-	r.metrics.close()
-	r.stopWorker()
-	if r.stopRegistry != nil {
-		r.stopRegistry()
-	}
-	if r.conn != nil {
-		r.conn.Close()
-	}
-	if r.server != nil {
-		r.server.Shutdown()
-	}
-	r.snap.stop()
-	if r.book != nil {
-		if err := r.book.Close(); err != nil {
-			return fmt.Errorf("closing the book: %w", err)
-		}
-	}
-	return nil
-}
-
-// snapshotter takes the snapshots of the book of a running job, for
-// readers (c4book book get, serve) while the job writes it: every
-// book.snapshot-interval, and at the end of planning and of solving.
-// Closing the book removes them.
-type snapshotter struct {
-	bk       *book.Book // nil: no snapshots
-	log      *slog.Logger
-	cancel   context.CancelFunc
-	done     chan struct{}
-	last     book.JobState // phase of the last progress report
-	mu       sync.Mutex    // guards the failures' report
-	failures int           // since the last one logged
-	logged   time.Time
-}
-
-// start takes snapshots of bk every interval (none if it is 0), the first
-// at once, until stop.
-func (s *snapshotter) start(ctx context.Context, bk *book.Book, interval time.Duration, log *slog.Logger) {
-	if interval <= 0 {
-		return
-	}
-	ctx, s.cancel = context.WithCancel(ctx)
-	s.bk, s.log, s.done = bk, log, make(chan struct{})
-	go func() {
-		defer close(s.done)
-		bk.SnapshotEvery(ctx, interval, s.taken)
-	}()
-}
-
-// taken logs a snapshot at level debug, or its failure.
-func (s *snapshotter) taken(at time.Time, took time.Duration, err error) {
-	if err != nil {
-		s.failed(err)
-		return
-	}
-	s.log.Debug("book snapshot taken", "at", at, "took", took)
-}
-
-// phase takes a snapshot when the job's phase changes: the plan is
-// written, or the leaves are solved. Progress reports come one at a time.
-func (s *snapshotter) phase(p book.JobState) {
-	if s.last != "" && p != s.last {
-		s.take()
-	}
-	s.last = p
-}
-
-// take takes a snapshot now, if snapshots are taken at all
-// (book.snapshot-interval not 0).
-func (s *snapshotter) take() {
-	if s.bk == nil {
-		return
-	}
-	start := time.Now()
-	at, err := s.bk.Snapshot()
-	s.taken(at, time.Since(start), err)
-}
-
-// failed logs a snapshot that failed: the job goes on, readers keep the
-// snapshot before. The first failure is logged, then one a minute.
-func (s *snapshotter) failed(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures++
-	if time.Since(s.logged) < time.Minute {
-		return
-	}
-	s.log.Warn("book snapshot failed: readers of the book keep the one before", "error", err, "failures", s.failures)
-	s.failures, s.logged = 0, time.Now()
-}
-
-// stop stops the snapshots, if any, and waits for the one being taken.
-func (s *snapshotter) stop() {
-	if s.cancel != nil {
-		s.cancel()
-		<-s.done
-		s.cancel = nil
-	}
 }
 
 // printSummary writes what a run of a job did.
@@ -562,7 +225,7 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 		row("cross-checked tasks", formatCount(s.CrossChecked+s.Disagreements), crossCheckNote(s))
 	}
 	switch {
-	case cfg.Queue.CrossCheck > 0 && localOnly(cfg):
+	case cfg.Queue.CrossCheck > 0 && jobproc.LocalOnly(cfg):
 		row("cross-checks", "skipped", "(the only worker is this process's: nobody to check it against)")
 	case s.CrossSkipped > 0:
 		row("cross-checks skipped", formatCount(s.CrossSkipped), "(tasks whose copies one worker answered alone, before any other: stored on its word)")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
@@ -40,7 +41,7 @@ func TestGenerate_Run(t *testing.T) {
 				t.Errorf("the summary has no %q:\n%s", want, r.stdout)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(bookPath, storeDirName)); err != nil {
+		if _, err := os.Stat(filepath.Join(bookPath, jobproc.StoreDirName)); err != nil {
 			t.Errorf("the embedded server's data is not inside the book: %v", err)
 		}
 	})
@@ -161,7 +162,7 @@ func TestGenerate_externalServer(t *testing.T) {
 	if !strings.Contains(r.stdout, "Job 5x4-d8 complete") {
 		t.Errorf("summary:\n%s", r.stdout)
 	}
-	if _, err := os.Stat(filepath.Join(bookPath, storeDirName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(bookPath, jobproc.StoreDirName)); !os.IsNotExist(err) {
 		t.Errorf("an embedded server stored data although --nats was given: %v", err)
 	}
 	checkGeneratedBook(t, bookPath, solver.MustBoard(5, 4), "", 8, 500)

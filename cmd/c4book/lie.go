@@ -1,8 +1,15 @@
+//go:build c4book_testlie
+
+// The lying worker: a fault injection for tests, built only with the tag
+// c4book_testlie (go build -tags c4book_testlie ./cmd/c4book, as
+// scripts/liar.sh does), so that no binary in use carries it.
+
 package main
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -12,6 +19,10 @@ import (
 	"github.com/c4book/c4book/worker"
 )
 
+// testEnvVars returns the variables of the fault injections of tests,
+// which config.Load then leaves alone: lieEnv and liePositionsEnv.
+func testEnvVars() []string { return []string{lieEnv, liePositionsEnv} }
+
 // lieEnv names a fault injection for tests, never set in use: a worker
 // started with C4BOOK_TEST_LIE_FRACTION=F (0 < F <= 1) publishes wrong
 // scores for that fraction of its results (every result when F is 1,
@@ -19,8 +30,9 @@ import (
 // true ones, so that the defences against a lying worker with valid
 // credentials (cross-checks, quarantine, c4book book revoke) can be run
 // with real processes (scripts/liar.sh). It is not a configuration key:
-// no config file or flag sets it, and the worker says so on standard
-// error when it is set.
+// no config file or flag sets it, the worker says so on standard error
+// when it is set, and a binary built without the tag refuses it as it
+// refuses any C4BOOK_ variable that is no key's.
 const lieEnv = "C4BOOK_TEST_LIE_FRACTION"
 
 // liePositionsEnv is the same fault injection counted in positions, not
@@ -29,6 +41,31 @@ const lieEnv = "C4BOOK_TEST_LIE_FRACTION"
 // result at a time, so that rare lies (1 in 100,000) can be measured
 // against the checks that should find them.
 const liePositionsEnv = "C4BOOK_TEST_LIE_POSITIONS"
+
+// faultInjection is called as a worker starts: it returns an error for
+// settings it refuses, or what wraps the worker's publisher once the
+// worker has its tasks (nil: nothing to inject), which returns the
+// function to call as the worker stops. Here it wraps the publisher in a
+// lyingPublisher when lieEnv or liePositionsEnv is set, and says so on
+// stderr, at the start and with the count of lies at the end
+// (scripts/liar.sh reads that count).
+func faultInjection(stderr io.Writer) (func(worker.Publisher) (worker.Publisher, func()), error) {
+	f, positions, err := lieFraction()
+	if err != nil || f == 0 {
+		return nil, err
+	}
+	return func(pub worker.Publisher) (worker.Publisher, func()) {
+		liar := &lyingPublisher{Publisher: pub, fraction: f, positions: positions}
+		unit := "results"
+		if positions {
+			unit = "positions"
+		}
+		fmt.Fprintf(stderr, "FAULT INJECTION FOR TESTS: this worker publishes wrong scores for %g of its %s.\n", f, unit)
+		return liar, func() {
+			fmt.Fprintf(stderr, "FAULT INJECTION: %d of %d %s lied about.\n", liar.lies.Load(), liar.published.Load(), unit)
+		}
+	}, nil
+}
 
 // lieFraction returns the fraction to lie about that lieEnv or
 // liePositionsEnv sets, 0 when neither is set, and whether it counts

@@ -1,3 +1,5 @@
+//go:build c4book_testlie
+
 package main
 
 import (

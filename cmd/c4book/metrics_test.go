@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator"
 )
 
 // scrape reads the metrics served at addr (HOST:PORT) and parses them; an
@@ -121,7 +119,7 @@ func TestGenerate_metrics(t *testing.T) {
 		solved = append(solved, n)
 		published, _ = metricValue(mfs, "c4book_coordinator_tasks_published_total")
 		threads, _ = metricValue(mfs, "c4book_worker_threads")
-		for _, p := range jobPhases {
+		for _, p := range []book.JobState{book.JobPlanning, book.JobSolving, book.JobDeriving, book.JobDone, book.JobFailed, book.JobStopped} {
 			if v, _ := metricValue(mfs, "c4book_job_phase", "phase", string(p)); v == 1 {
 				phases[string(p)] = true
 			}
@@ -213,42 +211,4 @@ func TestMetrics_busyAddress(t *testing.T) {
 	wantErr(t, r, "metrics.listen", l.Addr().String())
 	bad := run(t, "", "worker", "--nats", "nats://127.0.0.1:1", "--metrics", "9090")
 	wantErr(t, bad, `metrics.listen: "9090" is not HOST:PORT`)
-}
-
-// TestJobMetrics: the coordinator's callbacks set the phase, the
-// positions of the phase and the results per worker that are served.
-func TestJobMetrics(t *testing.T) {
-	jm := newJobMetrics()
-	m, err := startMetrics("127.0.0.1:0", slog.New(slog.DiscardHandler), jm.collectors()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.close()
-	jm.progress(coordinator.Progress{Phase: book.JobSolving, Done: 10, Total: 64})
-	jm.result("w1", true)
-	jm.result("w1", true)
-	jm.result("w2", false)
-	mfs, err := scrape(m.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name   string
-		labels []string
-		want   float64
-	}{
-		{"c4book_job_phase", []string{"phase", "planning"}, 0},
-		{"c4book_job_phase", []string{"phase", "solving"}, 1},
-		{"c4book_job_positions_done", nil, 10},
-		{"c4book_job_positions_total", nil, 64},
-		{"c4book_coordinator_results_accepted_total", []string{"worker", "w1"}, 2},
-		{"c4book_coordinator_results_rejected_total", []string{"worker", "w2"}, 1},
-	} {
-		if got, ok := metricValue(mfs, c.name, c.labels...); !ok || got != c.want {
-			t.Errorf("%s%v = %v (found %v), want %v", c.name, c.labels, got, ok, c.want)
-		}
-	}
-	if _, ok := metricValue(mfs, "c4book_coordinator_results_rejected_total", "worker", "w1"); ok {
-		t.Errorf("w1 has rejected results, none were")
-	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/serve"
 )
@@ -122,7 +123,7 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 		Log:          log,
 	}
 	if cfg.NATS.URL != "" {
-		conn, err := connect(ctx, cfg, "c4book serve", out.quietLogger().With("role", "nats"))
+		conn, err := jobproc.Connect(ctx, cfg, "c4book serve", out.quietLogger().With("role", "nats"))
 		if err != nil {
 			first.Close()
 			if ctx.Err() != nil {

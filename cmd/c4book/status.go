@@ -18,6 +18,7 @@ import (
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
@@ -155,7 +156,7 @@ func checkStatusKey(n config.NATS) error {
 func statusError(cfg config.Config, err error) error {
 	if errors.Is(err, queue.ErrForbidden) {
 		return fmt.Errorf("the server at %s does not let these credentials read the cluster's status (%s): %s: %w",
-			cfg.NATS.URL, credentialsSet(cfg.NATS), statusCredentials, err)
+			cfg.NATS.URL, jobproc.CredentialsSet(cfg.NATS), statusCredentials, err)
 	}
 	return err
 }
@@ -187,7 +188,7 @@ func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, as
 			return fmt.Errorf("--job %q: %w", id, err)
 		}
 	}
-	conn, err := connect(ctx, cfg, "c4book status", nil)
+	conn, err := jobproc.Connect(ctx, cfg, "c4book status", nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted

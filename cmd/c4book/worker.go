@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/worker"
 )
@@ -101,7 +102,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 // runWorker runs a worker configured by cfg until ctx is done or it is
 // idle for idle (if positive).
 func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle time.Duration) error {
-	lie, liePositions, err := lieFraction()
+	inject, err := faultInjection(a.stderr) // none but in tests' builds
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	}
 	// Served from the start: healthy while waiting for the server too.
 	counters := new(worker.Counters)
-	metrics, err := startMetrics(cfg.Metrics.Listen, log, workerCollector{c: counters, threads: n})
+	metrics, err := startMetrics(cfg.Metrics.Listen, log, counters.Collector(n))
 	if err != nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		waitCtx, cancel = context.WithTimeout(ctx, idle)
 	}
 	defer cancel()
-	conn, err := connectWaiting(waitCtx, cfg, "c4book worker "+host, out.quietLogger().With("role", "nats"), log)
+	conn, err := jobproc.ConnectWaiting(waitCtx, cfg, "c4book worker "+host, out.quietLogger().With("role", "nats"), log)
 	switch {
 	case ctx.Err() != nil:
 		return errInterrupted
@@ -142,7 +143,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	}()
 	fmt.Fprintln(a.stderr, connectedLine(conn.ConnectedURL(), n, cfg.Solver.TTSize))
 
-	tasks, err := waitForTasks(waitCtx, conn, log)
+	tasks, err := jobproc.WaitForTasks(waitCtx, conn, log)
 	cancel()
 	switch {
 	case ctx.Err() != nil:
@@ -154,23 +155,16 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		return fmt.Errorf("binding to the task queue: %w", err)
 	}
 	var pub worker.Publisher = conn
-	if lie > 0 {
-		liar := &lyingPublisher{Publisher: conn, fraction: lie, positions: liePositions}
-		pub = liar
-		unit := "results"
-		if liePositions {
-			unit = "positions"
-		}
-		fmt.Fprintf(a.stderr, "FAULT INJECTION FOR TESTS: this worker publishes wrong scores for %g of its %s.\n", lie, unit)
-		defer func() {
-			fmt.Fprintf(a.stderr, "FAULT INJECTION: %d of %d %s lied about.\n", liar.lies.Load(), liar.published.Load(), unit)
-		}()
+	if inject != nil {
+		var done func()
+		pub, done = inject(pub)
+		defer done()
 	}
 	err = worker.Run(ctx, tasks, pub, worker.Config{
 		ID:          id,
 		Concurrency: n,
 		TableBytes:  int64(cfg.Solver.TTSize),
-		Heartbeat:   heartbeat(cfg.Queue.AckWait),
+		Heartbeat:   jobproc.Heartbeat(cfg.Queue.AckWait),
 		IdleExit:    idle,
 		Log:         log,
 		Counters:    counters,

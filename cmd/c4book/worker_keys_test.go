@@ -188,50 +188,10 @@ func TestWorkerRemove_noJob(t *testing.T) {
 	}
 	defer bk.Close()
 	wantErr(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath), "did not apply the change", "nothing changed")
-	if left, _ := filepath.Glob(filepath.Join(bookPath, requestDir, "*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(bookPath, book.RequestDir, "*")); len(left) != 0 {
 		t.Errorf("requests left: %v", left)
 	}
 	if w, ok, err := bk.Worker("lab-1"); err != nil || !ok || !w.Active() {
 		t.Errorf("lab-1 = %+v, %v, %v; want still active", w, ok, err)
-	}
-}
-
-// TestActiveWorkers_quarantined: the keys a job's server admits leave out
-// the workers its record quarantines (a liar caught by the job takes none
-// of its tasks any more), and only for that job.
-func TestActiveWorkers_quarantined(t *testing.T) {
-	bk, err := book.Open(filepath.Join(t.TempDir(), "b.db"), &book.Options{Create: true, Board: testBoard, CacheBytes: 1 << 20, MemTableBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bk.Close()
-	for _, name := range []string{"alice", "mallory"} {
-		pub, err := queue.WriteKey(filepath.Join(t.TempDir(), name), name, queue.RoleWorker)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := bk.AddWorker(name, pub); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := bk.PutJob(book.Job{ID: "j1", Depth: 4, State: book.JobSolving, Quarantined: []string{"mallory"}}); err != nil {
-		t.Fatal(err)
-	}
-	names := func(jobs ...string) []string {
-		keys, err := activeWorkers(bk, jobs...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n []string
-		for _, k := range keys {
-			n = append(n, k.Name)
-		}
-		return n
-	}
-	if got := names("j1"); strings.Join(got, ",") != "alice" {
-		t.Errorf("job j1 admits %v, want [alice]", got)
-	}
-	if got := names("j2"); strings.Join(got, ",") != "alice,mallory" {
-		t.Errorf("another job admits %v, want both", got)
 	}
 }
