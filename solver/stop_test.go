@@ -14,11 +14,15 @@ import (
 // own, maybe long after its context ended, when its solve is over and the
 // next has begun. Here such functions are held when their context ends,
 // and run when fire is called (from a search under way, say). held says
-// how many wait.
+// how many wait. Only the stops of contexts made by lateContext are held:
+// a search still running from an earlier test keeps its own.
 func lateStops(t *testing.T) (fire func(), held func() int) {
 	var mu sync.Mutex
 	var late []func()
 	stopAfter = func(ctx context.Context, f func()) func() bool {
+		if ctx.Value(lateKey{}) == nil {
+			return context.AfterFunc(ctx, f)
+		}
 		return context.AfterFunc(ctx, func() {
 			mu.Lock()
 			defer mu.Unlock()
@@ -41,6 +45,15 @@ func lateStops(t *testing.T) (fire func(), held func() int) {
 		return len(late)
 	}
 	return fire, held
+}
+
+// lateKey marks the contexts whose stops lateStops holds.
+type lateKey struct{}
+
+// lateContext returns a context whose stops lateStops holds, and its
+// cancel function.
+func lateContext() (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.WithValue(context.Background(), lateKey{}, true))
 }
 
 // waitFor waits until cond holds.
@@ -89,7 +102,7 @@ func TestSolver_staleStop(t *testing.T) {
 		leader.OpenTeam()
 		defer leader.CloseTeam()
 		helper := NewShared(leader.Table())
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := lateContext()
 		helped := make(chan error)
 		go func() { helped <- leader.Help(ctx, helper) }()
 		waitFor(t, "the helper to join", func() bool { return leader.team.Load().helpers.Load() == 1 })
@@ -114,7 +127,7 @@ func TestSolver_staleStop(t *testing.T) {
 			func() (int, error) { return s.SolveContext(context.Background(), p) },
 			func() (int, error) { return s.Solve(p), nil },
 		} {
-			first, cancel := context.WithCancel(context.Background())
+			first, cancel := lateContext()
 			s.SetOracle(&firingOracle{fire: cancel}, Standard.Cells())
 			if _, err := s.SolveContext(first, easy); err != nil && !errors.Is(err, context.Canceled) {
 				t.Fatalf("first SolveContext: %v", err)
