@@ -126,9 +126,10 @@ type PlanOptions struct {
 	Progress func(positions int64)
 }
 
-// DefaultPlanMemKeys is the default PlanOptions.MemKeys: 32 MiB of keys
-// and paths.
-const DefaultPlanMemKeys = 2 << 20
+// DefaultPlanMemKeys is the default PlanOptions.MemKeys: 16 MiB of keys
+// and paths, as the keys alone took before paths, for the coordinator's
+// memory (32 MiB at the last level, with the order's sorter).
+const DefaultPlanMemKeys = 1 << 20
 
 // planProgressEvery is how many positions MakePlan makes between progress
 // calls and context checks.
