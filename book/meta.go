@@ -143,22 +143,19 @@ var oldJobStates = map[JobState]JobState{"planned": JobSolving, "running": JobSo
 // Root up to Depth stones. A generation coordinator keeps it in the book it
 // fills, so a restarted run knows what it was doing.
 type Job struct {
-	ID       string   `json:"id"`        // unique within the book, 1..255 bytes
-	Root     string   `json:"root"`      // move string of the root position; "" is the empty board
-	Depth    int      `json:"depth"`     // deepest positions of the job, in stones on the board
-	State    JobState `json:"state"`     // where the job is
-	Planned  int64    `json:"planned"`   // positions the plan holds
-	Solved   int64    `json:"solved"`    // positions solved by workers and written
-	Derived  int64    `json:"derived"`   // positions derived from their children and written
-	Tasks    int64    `json:"tasks"`     // tasks of the plan in the last run
-	TaskSize int      `json:"task_size"` // most positions a task holds
-	// TaskLayout names how the job's leaves are cut into tasks (the
-	// coordinator's taskLayout); 0 in the records of jobs run before it.
-	TaskLayout int       `json:"task_layout,omitempty"`
-	Runs       int       `json:"runs"`    // times a coordinator started on the job
-	Created    time.Time `json:"created"` // when the job was first stored
-	Updated    time.Time `json:"updated"` // when the job was last stored
-	Message    string    `json:"message,omitempty"`
+	ID       string    `json:"id"`        // unique within the book, 1..255 bytes
+	Root     string    `json:"root"`      // move string of the root position; "" is the empty board
+	Depth    int       `json:"depth"`     // deepest positions of the job, in stones on the board
+	State    JobState  `json:"state"`     // where the job is
+	Planned  int64     `json:"planned"`   // positions the plan holds
+	Solved   int64     `json:"solved"`    // positions solved by workers and written
+	Derived  int64     `json:"derived"`   // positions derived from their children and written
+	Tasks    int64     `json:"tasks"`     // tasks of the plan in the last run
+	TaskSize int       `json:"task_size"` // most positions a task holds
+	Runs     int       `json:"runs"`      // times a coordinator started on the job
+	Created  time.Time `json:"created"`   // when the job was first stored
+	Updated  time.Time `json:"updated"`   // when the job was last stored
+	Message  string    `json:"message,omitempty"`
 	// Quarantined are the workers whose results the job ignores, after
 	// rejecting too many of them or being revoked (RevokeWorker): kept
 	// across runs of the job.

@@ -89,7 +89,7 @@ type TLS struct {
 type Queue struct {
 	AckWait         time.Duration // queue.ack-wait: time a worker holds a task before it is redelivered, unless kept alive
 	MaxDeliver      int           // queue.max-deliver: deliveries of a task before it is reported as failed
-	TaskSize        int           // queue.task-size: most positions in one task
+	TaskSize        int           // queue.task-size: positions in one task
 	CrossCheck      float64       // queue.cross-check: fraction of tasks solved twice by different workers
 	QuarantineAfter int           // queue.quarantine-after: rejected results after which a worker's results are ignored
 	Replicas        int           // queue.replicas: copies of the streams in a NATS cluster
@@ -182,7 +182,7 @@ var keys = []key{
 	{"nats.tls.ca", "TLS certificate authority file (PEM): of the server's certificate with nats.url; with nats.listen, of the client certificates the server requires", func(c *Config) any { return &c.NATS.TLS.CA }},
 	{"queue.ack-wait", "time a worker holds a task before it is redelivered, unless it reports progress; at least 1s", func(c *Config) any { return &c.Queue.AckWait }},
 	{"queue.max-deliver", "deliveries of a task before it is reported as failed; at least 1", func(c *Config) any { return &c.Queue.MaxDeliver }},
-	{"queue.task-size", "most positions in one task, 1..4096", func(c *Config) any { return &c.Queue.TaskSize }},
+	{"queue.task-size", "positions in one task, 1..4096", func(c *Config) any { return &c.Queue.TaskSize }},
 	{"queue.cross-check", "fraction of tasks, 0..1, solved twice by two different workers (a worker with a key is its key's name) and compared; a disagreement is decided by the coordinator's own solver, and the worker that was wrong is quarantined and its results in the job solved again; a job whose only worker is its own skips it; 0: off", func(c *Config) any { return &c.Queue.CrossCheck }},
 	{"queue.quarantine-after", "rejected results after which a worker's results are ignored for the job (one failed cross-check is enough); at least 1", func(c *Config) any { return &c.Queue.QuarantineAfter }},
 	{"queue.replicas", "copies of the task and result streams and the status bucket kept by a NATS cluster (JetStream replicas), 1..5; more than 1 needs a cluster of at least that many servers", func(c *Config) any { return &c.Queue.Replicas }},

@@ -22,10 +22,10 @@ func PlanTasks(tb testing.TB, spec Spec, bk PlanBook) (leaves []uint64, tasks []
 	if leaves, err = l.Keys(nil, 0, l.Len()); err != nil {
 		tb.Fatal(err)
 	}
-	tt := newTaskTable(l, spec.TaskSize)
-	for i := range tt.Len() {
-		from, to := tt.bounds(i)
-		tasks = append(tasks, leaves[from:to])
+	for rest := leaves; len(rest) > 0; {
+		n := min(len(rest), spec.TaskSize)
+		tasks = append(tasks, rest[:n])
+		rest = rest[n:]
 	}
 	return leaves, tasks
 }

@@ -55,7 +55,7 @@ type job struct {
 	// Owned by the collecting goroutine.
 	record    book.Job
 	runNo     int
-	stale     bool       // tasks of earlier runs had another size or layout: their results cannot be checked
+	stale     bool       // tasks of earlier runs had another size: their results cannot be checked
 	tasks     *taskTable // set once the plan is open; the dispatcher's
 	summary   Summary    // read by the status reporter too: see statusCounts
 	malformed int64      // malformed results dropped in this run
@@ -100,9 +100,9 @@ func (j *job) run(ctx context.Context) error {
 		j.log.Info("entries were revoked since the job's plan was made: planning again", "run", j.runNo)
 	}
 	// The results of an earlier run's tasks name them by index: with
-	// another task size or layout, the indexes name other positions.
-	j.stale = rec.TaskSize != 0 && (rec.TaskSize != j.cfg.Spec.TaskSize || rec.TaskLayout != taskLayout)
-	rec.TaskSize, rec.TaskLayout = j.cfg.Spec.TaskSize, taskLayout
+	// another task size, the indexes name other positions.
+	j.stale = rec.TaskSize != 0 && rec.TaskSize != j.cfg.Spec.TaskSize
+	rec.TaskSize = j.cfg.Spec.TaskSize
 	j.record = rec
 	for _, w := range rec.Quarantined {
 		j.trust.quarantine(w) // by an earlier run

@@ -7,33 +7,14 @@ import (
 	"github.com/c4book/c4book/book"
 )
 
-// The layout of a job's tasks: a run of the plan's leaves in the job's
-// order (see MakePlan) each, the same in every run. A task holds size
-// leaves, but no more than a tailShare-th of the leaves from its first to
-// the end of the job, and at least one:
-//
-//	leaves  |   size   |   size   | ... | size |  ...  |  |  | | ||||
-//	        0                        n - tailShare*size            n
-//
-// so that the last tasks shrink geometrically. The end of a job is its
-// tail, where workers run out of tasks while others still solve theirs;
-// with small last tasks, a worker held up by a hard one leaves the others
-// more to take. The tail costs about tailShare*ln(size) tasks more.
-const tailShare = 16
-
-// taskLayout names the layout above in the job's record: results of
-// tasks of an earlier run with another layout name other positions.
-const taskLayout = 1
-
-// taskTable is the state of a job's tasks in a run. Task i is a run of
-// the plan's leaves (see the layout above): its keys are read from the
+// taskTable is the state of a job's tasks in a run. Task i is the leaves
+// [i*size, (i+1)*size) of the plan's leaves in the job's order (see
+// MakePlan), which is the same in every run: its keys are read from the
 // plan when needed, and the table holds a few bytes a task, whatever the
 // job's size.
 type taskTable struct {
 	leaves  *jobLeaves
 	size    int64
-	full    int     // tasks of size leaves, before the tail
-	tail    []int64 // first leaf of each task of the tail, then the end
 	n       int
 	done    []bool  // its positions are in the book
 	failed  []bool  // given up on
@@ -47,28 +28,10 @@ type taskTable struct {
 // newTaskTable returns the tasks of size positions of the leaves, none
 // done yet.
 func newTaskTable(leaves *jobLeaves, size int) *taskTable {
-	return newTaskTableShare(leaves, size, tailShare)
-}
-
-// newTaskTableShare is newTaskTable with share for tailShare: with 1, the
-// tasks are size leaves each but the last.
-func newTaskTableShare(leaves *jobLeaves, size int, share int64) *taskTable {
-	total, sz := leaves.Len(), int64(size)
-	full := int64(0)
-	if total >= share*sz {
-		full = (total-share*sz)/sz + 1
-	}
-	var tail []int64
-	for x := full * sz; x < total; x += min(sz, max(1, (total-x)/share)) {
-		tail = append(tail, x)
-	}
-	tail = append(tail, total)
-	n := int(full) + len(tail) - 1
+	n := int((leaves.Len() + int64(size) - 1) / int64(size))
 	return &taskTable{
 		leaves:  leaves,
-		size:    sz,
-		full:    int(full),
-		tail:    tail,
+		size:    int64(size),
 		n:       n,
 		done:    make([]bool, n),
 		failed:  make([]bool, n),
@@ -85,11 +48,8 @@ func (t *taskTable) Len() int { return t.n }
 
 // bounds returns the leaf indexes [from, to) of task i.
 func (t *taskTable) bounds(i int) (from, to int64) {
-	if i < t.full {
-		from = int64(i) * t.size
-		return from, from + t.size
-	}
-	return t.tail[i-t.full], t.tail[i-t.full+1]
+	from = int64(i) * t.size
+	return from, min(from+t.size, t.leaves.Len())
 }
 
 // positions returns the number of positions of task i.

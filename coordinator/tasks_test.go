@@ -44,44 +44,11 @@ func leavesOf(tb testing.TB, keys, order []uint64) *jobLeaves {
 	return l
 }
 
-// TestTaskTable_tail: tasks of size leaves, then, over the last
-// tailShare*size leaves, no more than a tailShare-th of the leaves left
-// each, down to single leaves; together they are every leaf once.
-func TestTaskTable_tail(t *testing.T) {
-	for _, tc := range []struct{ leaves, size int }{{5000, 64}, {1024, 64}, {1023, 64}, {300, 64}, {10, 4}, {1, 64}} {
-		keys := make([]uint64, tc.leaves)
-		for i := range keys {
-			keys[i] = uint64(i)
-		}
-		tt := newTaskTable(leavesOf(t, keys, nil), tc.size)
-		next, singles := int64(0), 0
-		for i := range tt.Len() {
-			from, to := tt.bounds(i)
-			left := int64(tc.leaves) - from
-			if want := min(int64(tc.size), max(1, left/tailShare)); from != next || to-from != want {
-				t.Fatalf("%d leaves, size %d: task %d is [%d, %d), want [%d, %d)", tc.leaves, tc.size, i, from, to, next, next+want)
-			}
-			if to-from == 1 {
-				singles++
-			}
-			next = to
-		}
-		if next != int64(tc.leaves) {
-			t.Errorf("%d leaves, size %d: the tasks end at leaf %d", tc.leaves, tc.size, next)
-		}
-		if singles < min(tc.leaves, tailShare) {
-			t.Errorf("%d leaves, size %d: %d tasks of one leaf at the end, want %d", tc.leaves, tc.size, singles, min(tc.leaves, tailShare))
-		}
-		extra := tt.Len() - (tc.leaves+tc.size-1)/tc.size
-		t.Logf("%d leaves, size %d: %d tasks, %d more than without a tail", tc.leaves, tc.size, tt.Len(), extra)
-	}
-}
-
 // TestTaskTable_order: with an order, task i is the leaves of places
 // [i*size, (i+1)*size) of the order, and a task is held when those are.
 func TestTaskTable_order(t *testing.T) {
 	keys := []uint64{10, 20, 30, 40, 50, 60, 70}
-	tt := newTaskTableShare(leavesOf(t, keys, []uint64{6, 0, 3, 1, 5, 2, 4}), 3, 1)
+	tt := newTaskTable(leavesOf(t, keys, []uint64{6, 0, 3, 1, 5, 2, 4}), 3)
 	for i, want := range [][]uint64{{70, 10, 40}, {20, 60, 30}, {50}} {
 		if got, err := tt.keys(i); err != nil || !slices.Equal(got, want) {
 			t.Errorf("task %d: keys %v, %v; want %v", i, got, err, want)
@@ -117,7 +84,7 @@ func TestTaskTable_order(t *testing.T) {
 
 func TestTaskTable(t *testing.T) {
 	keys := []uint64{10, 20, 30, 40, 50, 60, 70}
-	tt := newTaskTableShare(leavesOf(t, keys, nil), 3, 1)
+	tt := newTaskTable(leavesOf(t, keys, nil), 3)
 	if tt.Len() != 3 || tt.pending != 3 {
 		t.Fatalf("%d tasks, %d pending; want 3 of 3, 3, 1 positions", tt.Len(), tt.pending)
 	}

@@ -105,7 +105,7 @@ func newEstimateCommand(a *app) *cobra.Command {
 	bindKey(f, "root", "generate.root")
 	f.String("book", "c4book.db", "book directory `PATH` of the job, created if needed in an existing directory (book.path)")
 	bindKey(f, "book", "book.path")
-	f.Int("task-size", 64, "at most `N` positions in one task (queue.task-size)")
+	f.Int("task-size", 64, "`N` positions in one task (queue.task-size)")
 	bindKey(f, "task-size", "queue.task-size")
 	f.IntVar(&sample, "sample", 2048, "`N` leaves measured")
 	f.IntVar(&warmup, "warmup", 0, "`N` leaves solved before each run of 32 to warm the table (default 32)")
@@ -146,7 +146,7 @@ func wall(e coordinator.Estimate, cores int) time.Duration {
 
 // printEstimate writes what estimate found.
 func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, seed uint64, asJSON bool) {
-	fmt.Fprintf(w, "Job %s: %s positions, %s to solve in %s tasks of up to %d (planned in %v; the plan is kept for the job).\n",
+	fmt.Fprintf(w, "Job %s: %s positions, %s to solve in %s tasks of %d (planned in %v; the plan is kept for the job).\n",
 		spec.ID(), formatCount(e.Plan.Positions), formatCount(e.Plan.Leaves), formatCount(e.Tasks), spec.TaskSize, formatSpan(e.PlanTime))
 	if e.Tasks == 0 {
 		fmt.Fprintln(w, "Nothing to solve: the book holds every leaf.")

@@ -28,7 +28,7 @@ func TestEstimate(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
 		t.Fatalf("last line is not the JSON object: %v", err)
 	}
-	if got.Leaves == 0 || got.Tasks < (got.Leaves+7)/8 || got.Tasks > got.Leaves || got.CPU <= 0 || got.Low > got.CPU || got.High < got.CPU || len(got.Wall) != 4 {
+	if got.Leaves == 0 || got.Tasks != (got.Leaves+7)/8 || got.CPU <= 0 || got.Low > got.CPU || got.High < got.CPU || len(got.Wall) != 4 {
 		t.Errorf("figures %+v", got)
 	}
 	if !strings.Contains(r.stdout, "the plan is kept for the job") || !strings.Contains(r.stdout, "CPU to solve: ") {

@@ -98,7 +98,7 @@ func addJobFlags(f *pflag.FlagSet) {
 	bindKey(f, "root", "generate.root")
 	f.String("book", def.Book.Path, "book directory `PATH`, created if needed in an existing directory (book.path)")
 	bindKey(f, "book", "book.path")
-	f.Int("task-size", def.Queue.TaskSize, "at most `N` positions in one task (queue.task-size)")
+	f.Int("task-size", def.Queue.TaskSize, "`N` positions in one task (queue.task-size)")
 	bindKey(f, "task-size", "queue.task-size")
 	f.Float64("cross-check", def.Queue.CrossCheck, "`FRACTION` of tasks solved twice by different workers and compared (queue.cross-check)")
 	bindKey(f, "cross-check", "queue.cross-check")
