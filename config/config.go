@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/solver"
 )
 
 // Config is the whole configuration of c4book. The zero value is not
@@ -138,9 +140,9 @@ var LogLevels = []string{"debug", "info", "warn", "error"}
 func Default() Config {
 	return Config{
 		Board:  Board{Width: 7, Height: 6},
-		Solver: Solver{TTSize: 64 * MiB, Threads: 1},
-		Book:   Book{Path: "c4book.db", MinFree: 256 << 20, CacheSize: book.DefaultCacheBytes, MemTableSize: book.DefaultMemTableBytes, SnapshotInterval: time.Minute},
-		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: 0.02, QuarantineAfter: 3, Replicas: 1},
+		Solver: Solver{TTSize: solver.DefaultTableBytes, Threads: 1},
+		Book:   Book{Path: "c4book.db", MinFree: coordinator.DefaultMinFreeBytes, CacheSize: book.DefaultCacheBytes, MemTableSize: book.DefaultMemTableBytes, SnapshotInterval: time.Minute},
+		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: coordinator.DefaultCrossCheck, QuarantineAfter: coordinator.DefaultQuarantineAfter, Replicas: 1},
 		Generate: Generate{
 			Depth: 8,
 		},

@@ -69,7 +69,7 @@ type Config struct {
 	CrossCheck float64
 	// QuarantineAfter is the number of rejected results after which a
 	// worker's results are ignored (one failed cross-check is enough).
-	// The default value is 3.
+	// The default value is DefaultQuarantineAfter.
 	QuarantineAfter int
 	// RefereeTableBytes is the table size of the coordinator's own solver,
 	// made when two workers disagree. The default value is
@@ -79,8 +79,8 @@ type Config struct {
 	// coordinator stops writing (and taking results) until space is freed:
 	// Pebble stops the process when it cannot write its log, so writing
 	// must stop before the disk is full. The default value (0) turns the
-	// check off; the commands set it from book.min-free (256 MiB unless
-	// set).
+	// check off; the commands set it from book.min-free
+	// (DefaultMinFreeBytes unless set).
 	MinFreeBytes int64
 	// IdleCheck is how long the coordinator waits without a result before
 	// it looks for tasks of its job that no worker will get: tasks given up
@@ -95,9 +95,19 @@ type Config struct {
 // unless queue.cross-check says otherwise: the price is 2% more solving;
 // a worker that lies about L tasks goes unseen with probability about
 // 0.98^L (36% for 50 lies, 2% for 200), and once seen, every result it
-// gave in the job is solved again (docs/reliability.md). The default of
-// queue.cross-check in config is the same.
+// gave in the job is solved again (docs/reliability.md). It is the
+// default of queue.cross-check.
 const DefaultCrossCheck = 0.02
+
+// DefaultQuarantineAfter is the default Config.QuarantineAfter and of
+// queue.quarantine-after: a worker's odd wrong result (a task solved by
+// a bad machine) is forgiven twice, a third is not.
+const DefaultQuarantineAfter = 3
+
+// DefaultMinFreeBytes is the default of book.min-free, which the commands
+// give Config.MinFreeBytes: room for a few of Pebble's flushes and
+// compactions of a large book.
+const DefaultMinFreeBytes = 256 << 20
 
 // DefaultWindow is the default Config.Window: enough tasks for many
 // workers, each with a task in hand and the next waiting.
@@ -166,7 +176,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		cfg.StatusEvery = 5 * time.Second
 	}
 	if cfg.QuarantineAfter <= 0 {
-		cfg.QuarantineAfter = 3
+		cfg.QuarantineAfter = DefaultQuarantineAfter
 	}
 	if cfg.IdleCheck <= 0 {
 		cfg.IdleCheck = 10 * time.Second
