@@ -76,9 +76,14 @@ func TestRun_queueDeleted(t *testing.T) {
 	defer func() { cancel(); wait() }()
 	waitResults := func(n int64) {
 		t.Helper()
-		for got := range step {
-			if got >= n {
-				return
+		for {
+			select {
+			case got := <-step:
+				if got >= n {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("waited 2 minutes for %d results, %d came", n, results.Load())
 			}
 		}
 	}
@@ -87,6 +92,17 @@ func TestRun_queueDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log("deleted the workers' consumer")
+	// Only the coordinator makes it again; results of the tasks the worker
+	// held may come before it does.
+	for {
+		if _, err := js.Consumer(ctx, queue.TaskStream, queue.WorkerConsumer); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the workers' consumer was not set up again within 2 minutes")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	waitResults(results.Load() + 5)
 	if err := js.DeleteStream(ctx, queue.TaskStream); err != nil {
 		t.Fatal(err)

@@ -55,6 +55,8 @@ func (c *Conn) RepairQueue(ctx context.Context, cfg StreamConfig, job string) ([
 		if err := check(PartWorkerConsumer, err); err != nil {
 			return nil, err
 		}
+	} else if gone(err) {
+		missing = append(missing, PartWorkerConsumer) // gone with its stream
 	}
 	results, err := c.js.Stream(ctx, ResultStream)
 	if err := check(PartResultStream, err); err != nil {

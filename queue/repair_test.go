@@ -1,0 +1,44 @@
+package queue
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestConn_RepairQueue: the parts of the queue deleted are named and set
+// up again; a deleted task stream takes the workers' consumer with it, and
+// both are named.
+func TestConn_RepairQueue(t *testing.T) {
+	s := startServer(t, ServerOptions{})
+	c := connectTo(t, s, "coordinator")
+	ctx := testCtx(t, 30*time.Second)
+	if err := c.EnsureStreams(ctx, testStreams); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Results(ctx, "7x6-d8"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.RepairQueue(ctx, testStreams, "7x6-d8"); err != nil || len(got) != 0 {
+		t.Fatalf("RepairQueue of a whole queue = %q, %v; want nothing", got, err)
+	}
+	for _, tc := range []struct {
+		name   string
+		delete func() error
+		want   []string
+	}{
+		{"the workers' consumer", func() error { return c.js.DeleteConsumer(ctx, TaskStream, WorkerConsumer) }, []string{PartWorkerConsumer}},
+		{"the task stream", func() error { return c.js.DeleteStream(ctx, TaskStream) }, []string{PartTaskStream, PartWorkerConsumer}},
+	} {
+		if err := tc.delete(); err != nil {
+			t.Fatalf("deleting %s: %v", tc.name, err)
+		}
+		got, err := c.RepairQueue(ctx, testStreams, "7x6-d8")
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("RepairQueue after deleting %s = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+		if _, err := c.js.Consumer(ctx, TaskStream, WorkerConsumer); err != nil {
+			t.Errorf("after deleting %s and RepairQueue: the workers' consumer: %v", tc.name, err)
+		}
+	}
+}
