@@ -18,7 +18,9 @@ type jobLeaves struct {
 	order *keyfile.File // the order list; nil: key order
 }
 
-// openLeaves opens the leaves of the whole plan in dir.
+// openLeaves opens the leaves of the whole plan in dir, and checks that
+// the order names each leaf once: a leaf left out would never be solved,
+// and the job could not derive (ErrMissingLeaf).
 func openLeaves(dir string) (*jobLeaves, error) {
 	keys, err := keyfile.Open(leavesFile(dir))
 	if err != nil {
@@ -36,6 +38,24 @@ func openLeaves(dir string) (*jobLeaves, error) {
 		keys.Close()
 		order.Close()
 		return nil, fmt.Errorf("plan %s: an order of %d leaves for %d leaves", dir, order.Len(), keys.Len())
+	}
+	seen := newBitset(keys.Len())
+	sc := order.Scan(0, order.Len())
+	for sc.Next() {
+		i := sc.Key()
+		if i >= uint64(keys.Len()) || seen.has(int64(i)) {
+			err = fmt.Errorf("plan %s: the order names leaf %d of %d twice or out of range: remove the plan to make it again", dir, i, keys.Len())
+			break
+		}
+		seen.set(int64(i))
+	}
+	if err == nil {
+		err = sc.Err()
+	}
+	if err != nil {
+		keys.Close()
+		order.Close()
+		return nil, err
 	}
 	l.order = order
 	return l, nil

@@ -73,12 +73,28 @@ func TestTaskTable_order(t *testing.T) {
 	if err != nil || !slices.Equal(got, []int{1}) {
 		t.Errorf("tasksWith(30, 60) = %v, %v; want [1]", got, err)
 	}
-	bad := leavesOf(t, keys, []uint64{0, 9, 1, 2, 3, 4, 5})
-	if _, err := bad.Keys(nil, 0, 3); err == nil {
-		t.Error("Keys of an order naming leaf 9 of 7: no error")
-	}
-	if _, err := bad.having(entries(10), func(book.Entry) bool { return true }); err == nil {
-		t.Error("having with an order naming leaf 9 of 7: no error")
+	for _, bad := range [][]uint64{{0, 9, 1, 2, 3, 4, 5}, {0, 1, 1, 2, 3, 4, 5}, {0, 1, 2}} {
+		dir := t.TempDir()
+		for path, values := range map[string][]uint64{leavesFile(dir): keys, orderFile(dir): bad} {
+			create := keyfile.Create
+			if path == orderFile(dir) {
+				create = keyfile.CreateList
+			}
+			w, err := create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range values {
+				w.Add(v)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if l, err := openLeaves(dir); err == nil {
+			l.Close()
+			t.Errorf("openLeaves with the order %v of 7 leaves: no error", bad)
+		}
 	}
 }
 
