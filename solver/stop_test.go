@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -20,9 +21,11 @@ func lateStops(t *testing.T) (fire func(), held func() int) {
 	var mu sync.Mutex
 	var late []func()
 	stopAfter = func(ctx context.Context, f func()) func() bool {
+		hookCalls.Add(1)
 		if ctx.Value(lateKey{}) == nil {
 			return context.AfterFunc(ctx, f)
 		}
+		hookMarked.Add(1)
 		return context.AfterFunc(ctx, func() {
 			mu.Lock()
 			defer mu.Unlock()
@@ -47,6 +50,8 @@ func lateStops(t *testing.T) (fire func(), held func() int) {
 	return fire, held
 }
 
+var hookCalls, hookMarked atomic.Int64
+
 // lateKey marks the contexts whose stops lateStops holds.
 type lateKey struct{}
 
@@ -59,10 +64,11 @@ func lateContext() (context.Context, context.CancelFunc) {
 // waitFor waits until cond holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited 10 s for %s", what)
+			buf := make([]byte, 1<<20)
+			t.Fatalf("waited 30 s for %s (hook calls %d, marked %d); goroutines:\n%s", what, hookCalls.Load(), hookMarked.Load(), buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -110,7 +116,12 @@ func TestSolver_staleStop(t *testing.T) {
 		if err := <-helped; !errors.Is(err, context.Canceled) {
 			t.Fatalf("Help = %v, want context.Canceled", err)
 		}
-		waitFor(t, "Help's stop to be held", func() bool { return held() == 1 })
+		// At least Help's: any other stale stop held is fired too, and
+		// must not stop the solve either.
+		waitFor(t, "Help's stop to be held", func() bool { return held() >= 1 })
+		if n := held(); n != 1 {
+			t.Logf("%d stops held, Help's among them", n)
+		}
 		helper.SetOracle(&firingOracle{fire: fire}, Standard.Cells())
 		v, err := helper.SolveContext(context.Background(), p)
 		if err != nil || v != stopCase.score {
@@ -132,7 +143,7 @@ func TestSolver_staleStop(t *testing.T) {
 			if _, err := s.SolveContext(first, easy); err != nil && !errors.Is(err, context.Canceled) {
 				t.Fatalf("first SolveContext: %v", err)
 			}
-			waitFor(t, "the first solve's stop to be held", func() bool { return held() == 1 })
+			waitFor(t, "the first solve's stop to be held", func() bool { return held() >= 1 })
 			s.SetOracle(&firingOracle{fire: fire}, Standard.Cells())
 			s.Table().Clear()
 			if v, err := second(); err != nil || v != stopCase.score {
