@@ -42,3 +42,29 @@ func TestConn_RepairQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskMsg_ackConsumerMadeAgain: the ack of a task delivered by a
+// consumer that was deleted and made again is never confirmed by the
+// server; Ack gives up after ackConfirmWait instead of waiting until its
+// context ends (a worker stalled so for good once the coordinator had set
+// its queue up again: TestRun_queueDeleted in coordinator).
+func TestTaskMsg_ackConsumerMadeAgain(t *testing.T) {
+	defer func(d time.Duration) { ackConfirmWait = d }(ackConfirmWait)
+	ackConfirmWait = 200 * time.Millisecond
+	s, coord := setupQueue(t, testStreams)
+	worker := connectTo(t, s, "worker")
+	publishTasks(t, coord, testTask(t, "j1", 1, 2), testTask(t, "j1", 2, 2))
+	m := nextTask(t, taskSource(t, worker))
+	ctx := testCtx(t, 30*time.Second)
+	if err := coord.js.DeleteConsumer(ctx, TaskStream, WorkerConsumer); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := coord.RepairQueue(ctx, testStreams, "j1"); err != nil || !slices.Contains(got, PartWorkerConsumer) {
+		t.Fatalf("RepairQueue = %q, %v; want the workers' consumer among them", got, err)
+	}
+	err := m.Ack(ctx)
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("Ack of a task of a consumer made again = %v (test context: %v); want an error before the context ends", err, ctx.Err())
+	}
+	t.Logf("Ack: %v", err)
+}

@@ -321,8 +321,21 @@ type Replier interface {
 // jsReplier replies to a JetStream message.
 type jsReplier struct{ m jetstream.Msg }
 
-func (r jsReplier) InProgress() error             { return r.m.InProgress() }
-func (r jsReplier) Ack(ctx context.Context) error { return r.m.DoubleAck(ctx) }
+// ackConfirmWait bounds the wait for the server to confirm an ack. The
+// server confirms at once the ack of a message its consumer delivered, and
+// never one for a consumer deleted and made again since (the new consumer
+// ignores deliveries it did not make): without a bound, the worker or the
+// coordinator acking would wait there until it is stopped. An ack left
+// unconfirmed is harmless: the message is delivered again, and its
+// handler finds it done. A variable for tests.
+var ackConfirmWait = 10 * time.Second
+
+func (r jsReplier) InProgress() error { return r.m.InProgress() }
+func (r jsReplier) Ack(ctx context.Context) error {
+	actx, cancel := context.WithTimeout(ctx, ackConfirmWait)
+	defer cancel()
+	return r.m.DoubleAck(actx)
+}
 func (r jsReplier) Nak(delay time.Duration) error { return r.m.NakWithDelay(delay) }
 func (r jsReplier) Term() error                   { return r.m.Term() }
 
