@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/solver"
+)
+
+// uciLines are lines of the data set (S-Banna/connect-four connect-4.csv,
+// near its end), with each outcome.
+var uciLines = []string{
+	"xbbbbbbbbbbbooxbbbbbbbbbbbbbbbbbbbbboxxobbloss",
+	"xooxxbbbbbbbobbbbbbbbbbbbbbbbbobbbbbxbbbbbdraw",
+	"xobbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbboxxoxowin",
+	"xoxoxbobbbbbbbbbbbbbbbbbbbbbbbbbbbbboxbbbbloss",
+	"x,x,o,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,b,o,o,x,o,x,b,draw", // the UCI file's own form
+}
+
+// TestParseLine: the solver, without a book, agrees with the data set's
+// outcome of each line, which checks the reading of cells, the player to
+// move and the sign.
+func TestParseLine(t *testing.T) {
+	s, err := solver.New(solver.Standard, 16<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range uciLines {
+		p, outcome, err := parseLine(line)
+		if err != nil {
+			t.Fatalf("parseLine(%q): %v", line, err)
+		}
+		if p.Moves() != 8 {
+			t.Errorf("%q: %d moves, want 8", line, p.Moves())
+		}
+		if got := s.Solve(p); sign(got) != outcome {
+			t.Errorf("%q: solved %d, the data set says %d", line, got, outcome)
+		}
+	}
+}
+
+func TestParseLine_refused(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"xbbbbbbbbbbbooxbbbbbbbbbbbbbbbbbbbbboxxobb", "want 42 cells and an outcome"},
+		{"xbbbbbbbbbbbooxbbbbbbbbbbbbbbbbbbbbboxxobblost", "not win, draw or loss"},
+		{"xbbbbbbbbbbbooxbbbbbbbbbbbbbbbbbbbbboxxobzloss", "not x, o or b"},
+		{"bxbbbbbbbbbbooxbbbbbbbbbbbbbbbbbbbbboxxobbloss", "a stone above a blank in column a"},
+		{"xxbbbbbbbbbbooxbbbbbbbbbbbbbbbbbbbbboxxobbloss", "5 x and 4 o"},
+		{"xxxxbbobbbbbobbbbbobbbbbobbbbbbbbbbbbbbbbbloss", "four in a row"},
+	} {
+		if _, _, err := parseLine(tc.line); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseLine(%q) = %v, want an error saying %q", tc.line, err, tc.want)
+		}
+	}
+}
+
+// TestRun: positions the book scores rightly agree, one it scores wrongly
+// and one it lacks are printed and make run fail.
+func TestRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "book")
+	bk, err := book.Open(dir, &book.Options{Create: true, Board: solver.Standard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := solver.New(solver.Standard, 16<<20)
+	for i, line := range uciLines[:4] {
+		p, _, _ := parseLine(line)
+		v := s.Solve(p)
+		if i == 3 {
+			v = -v // a wrong entry
+		}
+		if err := bk.Put(p, book.Value{Score: v, Origin: book.OriginSolved}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := bk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "uci.txt")
+	if err := os.WriteFile(file, []byte(strings.Join(uciLines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = run(dir, 2, []string{file}, &out)
+	t.Log(out.String())
+	if err == nil || !strings.Contains(err.Error(), "1 positions disagree, 1 are missing") {
+		t.Errorf("run = %v, want 1 disagreeing and 1 missing", err)
+	}
+	for _, want := range []string{uciLines[3] + ": the book scores it", uciLines[4] + ": not in the book", "5 positions: 3 agree (1 win, 1 draw, 1 loss)", "2 also solved without the book, 0 of them disagree"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
