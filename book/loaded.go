@@ -211,7 +211,7 @@ func Load(b *Book) (*Loaded, error) {
 	defer snap.Close()
 	lower, upper := []byte{0}, []byte{byte(b.board.Cells() + 1)}
 	n := 0
-	err := scanReader(snap, lower, upper, func(k, v []byte) error {
+	err := scanKeys(snap, lower, upper, func(k, v []byte) error {
 		n++
 		return nil
 	})
@@ -219,7 +219,7 @@ func Load(b *Book) (*Loaded, error) {
 		return nil, fmt.Errorf("load %s: %w", b.path, err)
 	}
 	lb := newLoadedBuilder(b.board, min(n, maxLoaded))
-	err = scanReader(snap, lower, upper, func(k, v []byte) error {
+	err = scanKeys(snap, lower, upper, func(k, v []byte) error {
 		e, err := b.decodeEntry(k, v)
 		if err != nil {
 			return err
