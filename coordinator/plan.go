@@ -338,19 +338,17 @@ func (pl *planner) level(d int, gen func(add func(key, path uint64) error) error
 		if err != nil {
 			return err
 		}
-		switch {
-		case p.CanWinNext():
-			return pl.immediate(book.EntryOf(p, book.Value{Score: b.WinNowScore(p.Moves()), Origin: book.OriginDerived}))
-		case p.IsFull():
-			return pl.immediate(book.EntryOf(p, book.Value{Score: 0, Origin: book.OriginDerived}))
-		case leaves != nil:
-			if err := order.Add(path, uint64(pl.stats.Leaves)); err != nil {
-				return err
-			}
-			pl.stats.Leaves++
-			return leaves.Add(key)
+		if s, ruled := p.RuleScore(); ruled {
+			return pl.immediate(book.EntryOf(p, book.Value{Score: s, Origin: book.OriginDerived}))
 		}
-		return nil
+		if leaves == nil {
+			return nil
+		}
+		if err := order.Add(path, uint64(pl.stats.Leaves)); err != nil {
+			return err
+		}
+		pl.stats.Leaves++
+		return leaves.Add(key)
 	})
 	if err == nil {
 		err = pl.flush()
