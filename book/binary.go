@@ -9,8 +9,6 @@ import (
 	"io"
 	"math"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/c4book/c4book/solver"
 )
 
@@ -324,7 +322,7 @@ func (b *Book) ExportBinary(w io.Writer, minDepth, maxDepth int) (BinaryHeader, 
 		if minDepth > maxDepth {
 			return nil
 		}
-		return scanReader(snap, []byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
+		return scanKeys(snap, []byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
 	}
 	err := scan(func(k, v []byte) error {
 		depth, _, err := DecodeKey(k)
@@ -362,31 +360,6 @@ func (b *Book) ExportBinary(w io.Writer, minDepth, maxDepth int) (BinaryHeader, 
 		return h, fmt.Errorf("binary export: the snapshot held %d entries, then %d", h.Records, n)
 	}
 	return h, bw.Flush()
-}
-
-// scanReader is scanKeys over r, a snapshot or the database.
-func scanReader(r pebble.Reader, lower, upper []byte, fn func(k, v []byte) error) error {
-	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	if err != nil {
-		return readError(err)
-	}
-	for valid := it.First(); valid; valid = it.Next() {
-		v, err := it.ValueAndErr()
-		if err == nil {
-			err = fn(it.Key(), v)
-		} else {
-			err = readError(err)
-		}
-		if err != nil {
-			it.Close()
-			return err
-		}
-	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return readError(err)
-	}
-	return it.Close()
 }
 
 // ImportBinary reads a binary book file (see ExportBinary) and stores its

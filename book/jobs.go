@@ -64,25 +64,19 @@ func (b *Book) Jobs() ([]Job, error) {
 	if err := b.check(false); err != nil {
 		return nil, err
 	}
-	lo := []byte{metaPrefix, kindJob}
-	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: []byte{metaPrefix, kindJob + 1}})
+	var jobs []Job
+	err := scanKeys(b.db, []byte{metaPrefix, kindJob}, []byte{metaPrefix, kindJob + 1}, func(k, v []byte) error {
+		j, err := decodeJob(k, v)
+		if err != nil {
+			return err
+		}
+		jobs = append(jobs, j)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer it.Close()
-	var jobs []Job
-	for valid := it.First(); valid; valid = it.Next() {
-		v, err := it.ValueAndErr()
-		if err != nil {
-			return nil, readError(err)
-		}
-		j, err := decodeJob(it.Key(), v)
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, j)
-	}
-	return jobs, readError(it.Error())
+	return jobs, nil
 }
 
 // DeleteJob removes the job of the given ID, synced. Removing a job the

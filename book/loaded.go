@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/c4book/c4book/internal/splitmix"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -21,10 +22,10 @@ import (
 // Layout. The entries sit in two parallel arrays, one contiguous run of
 // them a depth: keys []uint64 and values []byte, an entry's score and
 // origin packed in one byte (packValue). Within a depth the keys are not
-// the canonical keys but their image by mixKey, a bijection that spreads
-// them evenly over the 64 bits, sorted; the top bits of a mixed key are
-// its bucket, and an index of each depth holds where each bucket starts
-// in the run, about one bucket for every loadedBucketKeys entries. A
+// the canonical keys but their image by splitmix.Mix, a bijection that
+// spreads them evenly over the 64 bits, sorted; the top bits of a mixed
+// key are its bucket, and an index of each depth holds where each bucket
+// starts in the run, about one bucket for every loadedBucketKeys entries. A
 // lookup mixes the key, reads two adjacent bounds of the index and scans
 // the few keys between them: two or three cache lines, against about
 // twenty for a binary search of a depth of a million keys. On a book of a
@@ -46,7 +47,7 @@ import (
 type Loaded struct {
 	board  *solver.Board
 	depth  int      // the deepest depth held, -1 if none
-	keys   []uint64 // mixKey of the canonical keys
+	keys   []uint64 // splitmix.Mix of the canonical keys
 	values []byte   // packValue of the values, in the order of keys
 	runs   []loadedRun
 }
@@ -61,25 +62,6 @@ type loadedRun struct {
 // loadedBucketKeys is the mean number of keys a bucket of the index
 // holds, at least, and at most twice that: a power of two.
 const loadedBucketKeys = 4
-
-// mixKey is a bijection of the 64-bit keys that makes any set of keys
-// look random: the finalizer of SplitMix64 (Steele, Lea and Flood,
-// "Fast splittable pseudorandom number generators", 2014). unmixKey is its
-// inverse: each xor-shift undone by xor-shifts, each multiplication by the
-// inverse of its constant modulo 2^64.
-func mixKey(x uint64) uint64 {
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-func unmixKey(x uint64) uint64 {
-	x ^= x>>31 ^ x>>62
-	x *= 0x319642b2d24d8ec3
-	x ^= x>>27 ^ x>>54
-	x *= 0x96de1b173f119089
-	return x ^ x>>30 ^ x>>60
-}
 
 // maxLoaded is the most entries a Loaded holds: the index counts them in
 // uint32.
@@ -182,7 +164,7 @@ func (lb *loadedBuilder) done() *Loaded {
 		// A counting sort by bucket: count, sum, place.
 		keys, values = slices.Grow(keys[:0], n)[:n], slices.Grow(values[:0], n)[:n]
 		for i := r.lo; i < r.hi; i++ {
-			l.keys[i] = mixKey(l.keys[i])
+			l.keys[i] = splitmix.Mix(l.keys[i])
 			r.starts[l.keys[i]>>r.shift]++
 		}
 		next := r.lo
@@ -229,7 +211,7 @@ func Load(b *Book) (*Loaded, error) {
 	defer snap.Close()
 	lower, upper := []byte{0}, []byte{byte(b.board.Cells() + 1)}
 	n := 0
-	err := scanReader(snap, lower, upper, func(k, v []byte) error {
+	err := scanKeys(snap, lower, upper, func(k, v []byte) error {
 		n++
 		return nil
 	})
@@ -237,7 +219,7 @@ func Load(b *Book) (*Loaded, error) {
 		return nil, fmt.Errorf("load %s: %w", b.path, err)
 	}
 	lb := newLoadedBuilder(b.board, min(n, maxLoaded))
-	err = scanReader(snap, lower, upper, func(k, v []byte) error {
+	err = scanKeys(snap, lower, upper, func(k, v []byte) error {
 		e, err := b.decodeEntry(k, v)
 		if err != nil {
 			return err
@@ -315,7 +297,7 @@ func (l *Loaded) GetEntry(depth int, key uint64) (Value, bool, error) {
 		return Value{}, false, nil
 	}
 	r := &l.runs[depth]
-	h := mixKey(key)
+	h := splitmix.Mix(key)
 	b := h >> r.shift // below len(starts)-1: shift leaves the bucket bits
 	for i, end := r.starts[b], r.starts[b+1]; i < end; i++ {
 		if k := l.keys[i]; k >= h {
@@ -343,7 +325,7 @@ func (l *Loaded) Entries() iter.Seq[Entry] {
 	return func(yield func(Entry) bool) {
 		for d, r := range l.runs {
 			for i := r.lo; i < r.hi; i++ {
-				if !yield(Entry{Depth: d, Key: unmixKey(l.keys[i]), Value: unpackValue(l.values[i])}) {
+				if !yield(Entry{Depth: d, Key: splitmix.Unmix(l.keys[i]), Value: unpackValue(l.values[i])}) {
 					return
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/c4book/c4book/internal/splitmix"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -101,7 +102,7 @@ func BenchmarkLoaded_binarySearch(b *testing.B) {
 	for b.Loop() {
 		e := entries[rng.IntN(len(entries))]
 		r := l.runs[e.Depth]
-		i, ok := slices.BinarySearch(l.keys[r.lo:r.hi], mixKey(e.Key))
+		i, ok := slices.BinarySearch(l.keys[r.lo:r.hi], splitmix.Mix(e.Key))
 		if !ok || unpackValue(l.values[r.lo+i]) != e.Value {
 			b.Fatalf("%v: not found", e)
 		}

@@ -55,23 +55,6 @@ func compareEntries(a, b Entry) int {
 	return cmp.Compare(a.Key, b.Key)
 }
 
-// TestMixKey: unmixKey undoes mixKey.
-func TestMixKey(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 4))
-	for i := range 100000 {
-		x := rng.Uint64()
-		if i < 64 {
-			x = 1 << i
-		}
-		if got := unmixKey(mixKey(x)); got != x {
-			t.Fatalf("unmixKey(mixKey(%#x)) = %#x", x, got)
-		}
-	}
-	if mixKey(0) != 0 || unmixKey(0) != 0 {
-		t.Error("0 is not its own image")
-	}
-}
-
 // TestLoad: a book loaded into memory answers every position as the book
 // does, found or not, and so does the load of its binary export, from a
 // file or a stream.

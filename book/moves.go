@@ -116,14 +116,11 @@ func (b *Book) moveScore(p solver.Position, col int, s *solver.Solver) (MoveScor
 // position whose game is not over, from the rules or the book (looked up
 // with g), and false if the child is not in the book.
 func childScore(g Lookup, p solver.Position, col int) (MoveScore, bool, error) {
-	if p.IsWinningMove(col) {
-		return MoveScore{Col: col, Score: p.Board().WinNowScore(p.Moves()), From: FromRule}, true, nil
+	if s, ok := p.RuleMoveScore(col); ok {
+		return MoveScore{Col: col, Score: s, From: FromRule}, true, nil
 	}
 	child := p
 	child.Play(col)
-	if child.IsFull() {
-		return MoveScore{Col: col, Score: 0, From: FromRule}, true, nil
-	}
 	v, ok, err := g.GetEntry(child.Moves(), child.CanonicalKey())
 	if err != nil || !ok {
 		return MoveScore{}, false, err

@@ -97,6 +97,11 @@ func parseRequest(data []byte) (RegistryChange, bool) {
 	return RegistryChange{}, false
 }
 
+// DefaultRequestWait is how long a requester waits for the job's answer
+// (the wait of RequestChange) unless it has a reason to wait otherwise:
+// the job looks for requests every few seconds (docs/format.md).
+const DefaultRequestWait = 15 * time.Second
+
 // requestPoll is how often RequestChange looks for the job's answer.
 const requestPoll = 100 * time.Millisecond
 

@@ -132,7 +132,8 @@ func (b *Book) revoke(r RevokeReport, n uint32) (RevokeReport, error) {
 			if err != nil {
 				return false, err
 			}
-			return !p.CanWinNext() && !p.IsFull(), nil // else scored by the rules
+			_, ruled := p.RuleScore() // a score the rules give stays
+			return !ruled, nil
 		})
 		if err != nil {
 			return r, err

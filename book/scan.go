@@ -53,22 +53,27 @@ func (b *Book) scan(minDepth, maxDepth int, fn func(k, v []byte) error) error {
 	if minDepth > maxDepth {
 		return nil
 	}
-	return b.scanKeys([]byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
+	return scanKeys(b.db, []byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
 }
 
-// scanKeys is scan of the keys in [lower, upper).
-func (b *Book) scanKeys(lower, upper []byte, fn func(k, v []byte) error) error {
-	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+// scanKeys calls fn with the raw key and value of every key of r (the
+// database, a snapshot or a batch) in [lower, upper), in key order, until
+// fn returns an error, which it returns as is. A failed read is returned
+// through readError. The slices are valid only during the call. This is
+// the one loop over a Pebble iterator of the package.
+func scanKeys(r pebble.Reader, lower, upper []byte, fn func(k, v []byte) error) error {
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return readError(err)
 	}
 	for valid := it.First(); valid; valid = it.Next() {
 		v, err := it.ValueAndErr()
-		if err != nil {
-			it.Close()
-			return readError(err)
+		if err == nil {
+			err = fn(it.Key(), v)
+		} else {
+			err = readError(err)
 		}
-		if err := fn(it.Key(), v); err != nil {
+		if err != nil {
 			it.Close()
 			return err
 		}
@@ -91,7 +96,7 @@ func (b *Book) scanPast(lower, upper []byte, fn func(k, v []byte) error, damaged
 		return fn(k, v)
 	}
 	for bytes.Compare(lower, upper) < 0 {
-		err := b.scanKeys(lower, upper, track)
+		err := scanKeys(b.db, lower, upper, track)
 		fe, ok := errors.AsType[*FileCorruptError](err)
 		if !ok {
 			return err

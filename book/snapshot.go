@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/c4book/c4book/internal/durable"
 )
 
 // Reading a book while a job writes it.
@@ -249,7 +251,7 @@ func (b *Book) Snapshot() (time.Time, error) {
 		os.RemoveAll(tmp)
 		return time.Time{}, fmt.Errorf("snapshot: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := durable.SyncDir(dir); err != nil {
 		return time.Time{}, fmt.Errorf("snapshot: %w", err)
 	}
 	snaps = append(snaps, snapshotInfo{name: name, time: t})
@@ -350,19 +352,6 @@ func removeAllSnapshots(path string) error {
 func isNotEmpty(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	return err == nil && len(entries) > 0
-}
-
-// syncDir makes the entries of dir durable.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // openNewestSnapshot opens the newest snapshot of the book at path

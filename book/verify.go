@@ -252,7 +252,8 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 // ruled reports whether the score of p is given by the rules alone: the
 // game is over, or its player to move makes four at once.
 func ruled(p *solver.Position) bool {
-	return p.Moves() > 0 && p.LastMoveWon() || p.IsFull() || p.CanWinNext()
+	_, ok := p.RuleScore()
+	return ok
 }
 
 // childrenScore returns the score of p from its children in g, and false
@@ -261,13 +262,8 @@ func ruled(p *solver.Position) bool {
 // WinNowScore without looking at its children; a finished game scores as
 // lost or drawn.
 func (b *Book) childrenScore(g Lookup, p solver.Position) (int, bool, error) {
-	switch {
-	case p.Moves() > 0 && p.LastMoveWon():
-		return b.board.LostScore(p.Moves()), true, nil
-	case p.IsFull():
-		return 0, true, nil
-	case p.CanWinNext():
-		return b.board.WinNowScore(p.Moves()), true, nil
+	if s, ok := p.RuleScore(); ok {
+		return s, true, nil
 	}
 	best, seen := 0, false
 	for col := range p.Children() {

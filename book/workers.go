@@ -212,25 +212,17 @@ func (b *Book) Workers() ([]Worker, error) {
 	if err := b.check(false); err != nil {
 		return nil, err
 	}
-	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: []byte{metaPrefix, kindWorker}, UpperBound: []byte{metaPrefix, kindWorker + 1}})
-	if err != nil {
-		return nil, err
-	}
-	defer it.Close()
 	var ws []Worker
-	for valid := it.First(); valid; valid = it.Next() {
-		v, err := it.ValueAndErr()
+	err := scanKeys(b.db, []byte{metaPrefix, kindWorker}, []byte{metaPrefix, kindWorker + 1}, func(k, v []byte) error {
+		w, err := decodeWorker(k, v)
 		if err != nil {
-			return nil, readError(err)
-		}
-		w, err := decodeWorker(it.Key(), v)
-		if err != nil {
-			return nil, err
+			return err
 		}
 		ws = append(ws, w)
-	}
-	if err := it.Error(); err != nil {
-		return nil, readError(err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(ws, func(a, b Worker) int { return int(a.Number) - int(b.Number) })
 	return ws, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
@@ -173,12 +174,8 @@ func (c *Config) Validate() error {
 			bad("generate.depth", "%d is out of range: must be 0..%d on a %v board", d, board.Cells(), board)
 		}
 		if r := c.Generate.Root; r != "" {
-			p, err := board.Parse(r)
-			switch {
-			case err != nil:
+			if _, err := coordinator.ParseRoot(board, r); err != nil {
 				bad("generate.root", "%v", err)
-			case p.LastMoveWon() || p.IsFull():
-				bad("generate.root", "%q is a finished game: the book needs a position with moves left", r)
 			}
 		}
 	}

@@ -60,7 +60,7 @@ type Config struct {
 	OnQuarantine func(worker string)
 	// StatusEvery is how often the job status is stored in the queue's
 	// status bucket and the job record in the book. The default value is
-	// 5 seconds.
+	// DefaultStatusEvery.
 	StatusEvery time.Duration
 	// CrossCheck is the fraction of tasks, 0 to 1, solved twice by
 	// different workers and compared (see trust.go). The default value is
@@ -108,6 +108,11 @@ const DefaultQuarantineAfter = 3
 // give Config.MinFreeBytes: room for a few of Pebble's flushes and
 // compactions of a large book.
 const DefaultMinFreeBytes = 256 << 20
+
+// DefaultStatusEvery is the default Config.StatusEvery: a status a few
+// seconds old is fresh enough to watch a job by, and storing it costs
+// next to nothing. c4book status --watch reports as often by default.
+const DefaultStatusEvery = 5 * time.Second
 
 // DefaultWindow is the default Config.Window: enough tasks for many
 // workers, each with a task in hand and the next waiting.
@@ -173,7 +178,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.StatusEvery <= 0 {
-		cfg.StatusEvery = 5 * time.Second
+		cfg.StatusEvery = DefaultStatusEvery
 	}
 	if cfg.QuarantineAfter <= 0 {
 		cfg.QuarantineAfter = DefaultQuarantineAfter

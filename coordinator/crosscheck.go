@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/internal/splitmix"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
@@ -18,15 +19,6 @@ import (
 // in one run before the coordinator checks the result itself.
 const maxCrossCopies = 4
 
-// mix is splitmix64's finaliser: a well spread 64-bit hash of x.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xBF58476D1CE4E5B9
-	x ^= x >> 27
-	x *= 0x94D049BB133111EB
-	return x ^ x>>31
-}
-
 // runSecret is drawn at each run, and kept from the workers: it chooses
 // the tasks cross-checked and the copy ids.
 type runSecret uint64
@@ -38,7 +30,7 @@ func (s runSecret) checks(index int, fraction float64) bool {
 	if fraction <= 0 {
 		return false
 	}
-	h := mix(uint64(index) ^ uint64(s))
+	h := splitmix.Mix(uint64(index) ^ uint64(s))
 	return float64(h>>11)/(1<<53) < fraction
 }
 
@@ -47,7 +39,7 @@ func (s runSecret) checks(index int, fraction float64) bool {
 // so that a worker cannot tell a first copy from a second one (and lie on
 // first copies only). Ids stay distinct for maxCopies copies.
 func (s runSecret) copyID(index, copy int) int {
-	return int((uint64(copy) + mix(mix(uint64(index)^uint64(s)))) & taskCopyMask)
+	return int((uint64(copy) + splitmix.Mix(splitmix.Mix(uint64(index)^uint64(s)))) & taskCopyMask)
 }
 
 // otherIdentity reports whether an identity other than worker, and not

@@ -238,8 +238,8 @@ func (c *children) read(r *book.Reader, positions []solver.Position) error {
 		return nil
 	}
 	for _, p := range positions {
-		if p.CanWinNext() || p.IsFull() {
-			continue // scored by the rules
+		if _, ruled := p.RuleScore(); ruled {
+			continue
 		}
 		for _, child := range p.Children() {
 			c.keys = append(c.keys, child.CanonicalKey())
@@ -267,12 +267,8 @@ func (c *children) read(r *book.Reader, positions []solver.Position) error {
 // (a win with the next stone, a full board), or the best of minus its
 // children's scores.
 func (c *children) score(p solver.Position) int {
-	b := p.Board()
-	switch {
-	case p.CanWinNext():
-		return b.WinNowScore(p.Moves())
-	case p.IsFull():
-		return 0
+	if s, ruled := p.RuleScore(); ruled {
+		return s
 	}
 	// No child is terminal: the player to move cannot make four.
 	score := solver.MinScore

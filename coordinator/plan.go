@@ -37,18 +37,30 @@ func (s Spec) Validate() (solver.Position, error) {
 	if s.Board == nil {
 		return solver.Position{}, errors.New("job: no board")
 	}
-	root, err := s.Board.Parse(s.Root)
+	root, err := ParseRoot(s.Board, s.Root)
 	if err != nil {
 		return solver.Position{}, fmt.Errorf("job root: %w", err)
-	}
-	if root.Moves() > 0 && root.LastMoveWon() {
-		return solver.Position{}, fmt.Errorf("job root %q: the game is over", s.Root)
 	}
 	if s.Depth < root.Moves() || s.Depth > s.Board.Cells() {
 		return solver.Position{}, fmt.Errorf("job depth %d: must be between the root's %d stones and %d", s.Depth, root.Moves(), s.Board.Cells())
 	}
 	if s.TaskSize < 1 {
 		return solver.Position{}, fmt.Errorf("job task size %d: must be at least 1", s.TaskSize)
+	}
+	return root, nil
+}
+
+// ParseRoot returns the position of moves on b as the root of a job: the
+// moves must be legal, and the game not over (no four made, the board not
+// full), for the book needs a position with moves left. It is the one
+// check of a root: Spec.Validate and config's generate.root use it.
+func ParseRoot(b *solver.Board, moves string) (solver.Position, error) {
+	root, err := b.Parse(moves)
+	if err != nil {
+		return solver.Position{}, err
+	}
+	if (root.Moves() > 0 && root.LastMoveWon()) || root.IsFull() {
+		return solver.Position{}, fmt.Errorf("%q is a finished game: the book needs a position with moves left", moves)
 	}
 	return root, nil
 }
@@ -338,19 +350,17 @@ func (pl *planner) level(d int, gen func(add func(key, path uint64) error) error
 		if err != nil {
 			return err
 		}
-		switch {
-		case p.CanWinNext():
-			return pl.immediate(book.EntryOf(p, book.Value{Score: b.WinNowScore(p.Moves()), Origin: book.OriginDerived}))
-		case p.IsFull():
-			return pl.immediate(book.EntryOf(p, book.Value{Score: 0, Origin: book.OriginDerived}))
-		case leaves != nil:
-			if err := order.Add(path, uint64(pl.stats.Leaves)); err != nil {
-				return err
-			}
-			pl.stats.Leaves++
-			return leaves.Add(key)
+		if s, ruled := p.RuleScore(); ruled {
+			return pl.immediate(book.EntryOf(p, book.Value{Score: s, Origin: book.OriginDerived}))
 		}
-		return nil
+		if leaves == nil {
+			return nil
+		}
+		if err := order.Add(path, uint64(pl.stats.Leaves)); err != nil {
+			return err
+		}
+		pl.stats.Leaves++
+		return leaves.Add(key)
 	})
 	if err == nil {
 		err = pl.flush()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/c4book/c4book/book"
@@ -199,6 +200,42 @@ func TestSpec_Validate(t *testing.T) {
 	}
 	if id := (Spec{Board: solver.Standard, Root: "4453", Depth: 12}).ID(); id != "7x6-4453-d12" {
 		t.Errorf("ID = %q", id)
+	}
+}
+
+// TestParseRoot: a root is legal moves whose game is not over; a four or
+// a full board is refused with the message config gives for
+// generate.root, and Spec.Validate gives it too.
+func TestParseRoot(t *testing.T) {
+	t.Parallel()
+	row := solver.MustBoard(3, 1) // no four fits: a full board is a draw
+	for _, c := range []struct {
+		board *solver.Board
+		moves string
+		want  string // the error, or "" for a root of len(moves) stones
+	}{
+		{solver.Standard, "", ""},
+		{solver.Standard, "4453", ""},
+		{solver.Standard, "121212", ""}, // the player to move wins at once: still a root
+		{row, "12", ""},
+		{solver.Standard, "448", `column out of range`},
+		{solver.Standard, "1212121", `"1212121" is a finished game: the book needs a position with moves left`},
+		{row, "123", `"123" is a finished game: the book needs a position with moves left`},
+	} {
+		root, err := ParseRoot(c.board, c.moves)
+		switch {
+		case c.want == "" && (err != nil || root.Moves() != len(c.moves)):
+			t.Errorf("ParseRoot(%v, %q) = %d stones, %v; want %d stones", c.board, c.moves, root.Moves(), err, len(c.moves))
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("ParseRoot(%v, %q): %v, want an error with %q", c.board, c.moves, err, c.want)
+		}
+		if c.want == "" {
+			continue
+		}
+		spec := Spec{Board: c.board, Root: c.moves, Depth: c.board.Cells(), TaskSize: 1}
+		if _, err := spec.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate(%+v): %v, want an error with %q", spec, err, c.want)
+		}
 	}
 }
 

@@ -76,9 +76,7 @@ func (s *Server) answer(ctx context.Context, src *source, moves string, p solver
 		Columns: make([]*Column, b.Width()), Best: []int{}}
 	if over := gameOver(&p); over != "" {
 		a.Over, a.Source = over, "rule"
-		if p.LastMoveWon() {
-			a.Score = b.LostScore(p.Moves())
-		}
+		a.Score, _ = p.RuleScore()
 		a.Outcome, a.PliesToEnd = outcome(a.Score), 0
 		return a, nil
 	}

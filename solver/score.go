@@ -31,6 +31,45 @@ func (b *Board) lossWithStone(moves, n int) int { return -((b.Cells() + 2 - move
 // last stone played made four: the player to move has lost.
 func (b *Board) LostScore(moves int) int { return -b.WinNowScore(moves - 1) }
 
+// RuleScore returns the score of p, and true, when the rules alone give
+// it, without a search: a game over (the last stone made four: LostScore;
+// a full board: 0, a draw) or a win with the next stone (WinNowScore).
+// Else it returns 0 and false.
+func (p *Position) RuleScore() (int, bool) {
+	if s, over := p.overScore(); over {
+		return s, true
+	}
+	if p.CanWinNext() {
+		return p.board.WinNowScore(p.moves), true
+	}
+	return 0, false
+}
+
+// RuleMoveScore returns the score of playing the playable column col of
+// p, a position whose game is not over, for the player who plays it, and
+// true, when the rules alone give it: a move that makes four scores
+// WinNowScore, one that fills the board without a four 0. Else it
+// returns 0 and false: the score is minus the child's, from a search or a
+// book.
+func (p *Position) RuleMoveScore(col int) (int, bool) {
+	child := *p
+	child.Play(col)
+	s, over := child.overScore()
+	return -s, over
+}
+
+// overScore returns the score of p, and true, if its game is over: lost
+// if the last stone made four, drawn if the board is full.
+func (p *Position) overScore() (int, bool) {
+	switch {
+	case p.moves > 0 && p.LastMoveWon():
+		return p.board.LostScore(p.moves), true
+	case p.IsFull():
+		return 0, true
+	}
+	return 0, false
+}
+
 // ScoreRange returns the lowest and highest score a position with moves
 // stones, whose last move did not make four, can have: a win with the next
 // stone at best, a loss to the opponent's next stone at worst.

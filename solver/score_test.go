@@ -80,3 +80,69 @@ func TestBoard_PliesToEnd(t *testing.T) {
 		t.Errorf("PliesToEnd(0, 18) = %d, want 7", got)
 	}
 }
+
+// TestPosition_RuleScore checks RuleScore and RuleMoveScore against the
+// plain grid board on every position of the 4x4 game and of the first
+// plies of 5x4, finished games included: a game lost to the last stone,
+// a full board, a win with the next stone, and nothing else.
+func TestPosition_RuleScore(t *testing.T) {
+	for _, tc := range []struct{ w, h, plies int }{{4, 4, 16}, {5, 4, 8}} {
+		b := MustBoard(tc.w, tc.h)
+		cells := tc.w * tc.h
+		pb := newPlainBoard(tc.w, tc.h)
+		seen := map[string]bool{}
+		var walk func(p Position, lost bool)
+		walk = func(p Position, lost bool) {
+			if seen[pb.key()] {
+				return
+			}
+			seen[pb.key()] = true
+			winNow := -1 // a column whose stone makes four, if any
+			for c := range tc.w {
+				if pb.height[c] < tc.h && pb.winsAt(c, pb.height[c], pb.player()) {
+					winNow = c
+				}
+			}
+			var want int
+			wantOK := true
+			switch {
+			case lost:
+				want = -(cells + 2 - pb.moves) / 2 // the winner's score one stone earlier
+			case pb.moves == cells:
+				want = 0
+			case winNow >= 0:
+				want = (cells + 1 - pb.moves) / 2
+			default:
+				wantOK = false
+			}
+			if got, ok := p.RuleScore(); got != want || ok != wantOK {
+				t.Fatalf("%dx%d: RuleScore() = %d, %v; want %d, %v\n%v", tc.w, tc.h, got, ok, want, wantOK, p)
+			}
+			if lost || pb.moves == cells {
+				return
+			}
+			for col, child := range p.Children() {
+				wins := pb.winsAt(col, pb.height[col], pb.player())
+				want, wantOK := 0, true
+				switch {
+				case wins:
+					want = (cells + 1 - pb.moves) / 2
+				case pb.moves+1 == cells:
+					want = 0
+				default:
+					wantOK = false
+				}
+				if got, ok := p.RuleMoveScore(col); got != want || ok != wantOK {
+					t.Fatalf("%dx%d: RuleMoveScore(%d) = %d, %v; want %d, %v\n%v", tc.w, tc.h, col+1, got, ok, want, wantOK, p)
+				}
+				if pb.moves < tc.plies {
+					pb.play(col)
+					walk(child, wins)
+					pb.undo(col)
+				}
+			}
+		}
+		walk(b.NewPosition(), false)
+		t.Logf("%dx%d: %d positions", tc.w, tc.h, len(seen))
+	}
+}

@@ -120,7 +120,7 @@ func (s *Solver) Solve(p Position) int {
 
 // solve is Solve within a run.
 func (s *Solver) solve(p Position) int {
-	if v, ok := s.terminalScore(&p); ok {
+	if v, ok := p.RuleScore(); ok {
 		return v
 	}
 	if v, ok := s.askOracle(&p); ok {
@@ -155,7 +155,7 @@ func (s *Solver) SolveNear(p Position, guess int) int {
 
 // solveNear is SolveNear within a run.
 func (s *Solver) solveNear(p Position, guess int) int {
-	if v, ok := s.terminalScore(&p); ok {
+	if v, ok := p.RuleScore(); ok {
 		return v
 	}
 	if v, ok := s.askOracle(&p); ok {
@@ -258,7 +258,7 @@ func (s *Solver) finished(v int, err error) int {
 // a loss. It is faster than Solve: it only tells the outcome.
 func (s *Solver) SolveWeak(p Position) int {
 	return s.finished(s.runSolve(context.Background(), func() int {
-		if v, ok := s.terminalScore(&p); ok {
+		if v, ok := p.RuleScore(); ok {
 			return Outcome(v)
 		}
 		if v, ok := s.askOracle(&p); ok {
@@ -289,27 +289,13 @@ func (s *Solver) Analyze(p Position) (scores []int, ok []bool) {
 	}
 	for col, child := range p.Children() {
 		ok[col] = true
-		if child.LastMoveWon() {
-			scores[col] = s.board.WinNowScore(p.moves)
+		if v, ruled := p.RuleMoveScore(col); ruled {
+			scores[col] = v
 			continue
 		}
 		scores[col] = -s.Solve(child)
 	}
 	return scores, ok
-}
-
-// terminalScore returns the score of p if the game is over or the player to
-// move makes four at once.
-func (s *Solver) terminalScore(p *Position) (int, bool) {
-	switch {
-	case p.moves > 0 && p.LastMoveWon():
-		return s.board.LostScore(p.moves), true
-	case p.IsFull():
-		return 0, true
-	case p.CanWinNext():
-		return s.board.WinNowScore(p.moves), true
-	}
-	return 0, false
 }
 
 // askOracle returns the oracle's score of p, if p is shallow enough to ask

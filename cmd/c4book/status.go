@@ -162,9 +162,8 @@ func statusError(cfg config.Config, err error) error {
 }
 
 // defaultWatchInterval is the time between two reports of status --watch:
-// that between two reports of a coordinator (coordinator.Config's
-// StatusEvery).
-const defaultWatchInterval = 5 * time.Second
+// that between two reports of a coordinator.
+const defaultWatchInterval = coordinator.DefaultStatusEvery
 
 // workerReport is a worker's status with its rate, as status prints it.
 type workerReport struct {

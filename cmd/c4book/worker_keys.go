@@ -225,7 +225,7 @@ func addRegistryFlags(cmd *cobra.Command) {
 // to apply one; shorter in tests.
 var (
 	registryPoll = jobproc.DefaultRegistryPoll
-	requestWait  = 15 * time.Second
+	requestWait  = book.DefaultRequestWait
 )
 
 // changeRegistry applies c to the book of cfg, through its running job if

@@ -15,6 +15,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/c4book/c4book/internal/durable"
 )
 
 // A key file, version 1:
@@ -120,7 +122,7 @@ func (w *Writer) Close() error {
 		err = os.Rename(w.path+tempSuffix, w.path)
 	}
 	if err == nil && w.durable {
-		err = syncDir(filepath.Dir(w.path))
+		err = durable.SyncDir(filepath.Dir(w.path))
 	}
 	if err != nil {
 		os.Remove(w.path + tempSuffix)
@@ -133,19 +135,6 @@ func (w *Writer) Close() error {
 func (w *Writer) Abort() {
 	w.f.Close()
 	os.Remove(w.path + tempSuffix)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // File is a key file or a list open for reading. Its methods may be
