@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/human"
 )
 
 const bookImportLong = `Store the positions of "moves score" lines, or of a binary export, in the
@@ -149,11 +150,11 @@ func (imp *bookImport) run(bk *book.Book) error {
 		unit = "records"
 		st, err = bk.ImportBinary(imp.in, opts)
 		fmt.Fprintf(imp.stdout, "%s: %s records: %s entries written, %s held already, %s conflicting\n",
-			imp.name, formatCount(st.Lines), formatCount(st.Entries), formatCount(st.Held), formatCount(st.Conflicts))
+			imp.name, human.Count(st.Lines), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts))
 	} else {
 		st, err = bk.ImportText(imp.in, opts)
 		fmt.Fprintf(imp.stdout, "%s: %s lines: %s entries written, %s held already, %s conflicting, %s skipped (blank or comment), %s bad\n",
-			imp.name, formatCount(st.Lines), formatCount(st.Entries), formatCount(st.Held), formatCount(st.Conflicts), formatCount(st.Skipped), formatCount(st.Bad))
+			imp.name, human.Count(st.Lines), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts), human.Count(st.Skipped), human.Count(st.Bad))
 	}
 	switch {
 	case errors.Is(err, errInterrupted):

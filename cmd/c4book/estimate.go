@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/human"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -147,26 +148,26 @@ func wall(e coordinator.Estimate, cores int) time.Duration {
 // printEstimate writes what estimate found.
 func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, seed uint64, asJSON bool) {
 	fmt.Fprintf(w, "Job %s: %s positions, %s to solve in %s tasks of %d (planned in %v; the plan is kept for the job).\n",
-		spec.ID(), formatCount(e.Plan.Positions), formatCount(e.Plan.Leaves), formatCount(e.Tasks), spec.TaskSize, formatSpan(e.PlanTime))
+		spec.ID(), human.Count(e.Plan.Positions), human.Count(e.Plan.Leaves), human.Count(e.Tasks), spec.TaskSize, human.Span(e.PlanTime))
 	if e.Tasks == 0 {
 		fmt.Fprintln(w, "Nothing to solve: the book holds every leaf.")
 	} else {
 		fmt.Fprintf(w, "Sample: %s leaves measured in %d runs (%s more solved to warm the table; seed %d), in %v.\n",
-			formatCount(e.Measured), e.Runs, formatCount(e.Warmup), seed, formatSpan(e.Spent))
+			human.Count(e.Measured), e.Runs, human.Count(e.Warmup), seed, human.Span(e.Spent))
 		fmt.Fprintf(w, "CPU to solve: %v (95%%: %v to %v) on one thread, about %.3g nodes.\n",
-			formatSpan(e.CPU), formatSpan(e.CPULow), formatSpan(e.CPUHigh), e.Nodes)
+			human.Span(e.CPU), human.Span(e.CPULow), human.Span(e.CPUHigh), e.Nodes)
 		fmt.Fprint(w, "Wall time:")
 		for i, c := range estimateCores {
 			sep := ","
 			if i == 0 {
 				sep = ""
 			}
-			fmt.Fprintf(w, "%s %d core%s %v", sep, c, plural(c), formatSpan(wall(e, c)))
+			fmt.Fprintf(w, "%s %d core%s %v", sep, c, plural(c), human.Span(wall(e, c)))
 		}
 		fmt.Fprintf(w, " (the hardest leaf measured: %v).\n", e.HardestLeaf.Round(time.Millisecond))
 	}
 	bookBytes := int64(float64(e.Plan.Positions) * bookBytesPerEntry)
-	fmt.Fprintf(w, "Book: about %.1f MB on disk once compacted (%s entries).\n", float64(bookBytes)/1e6, formatCount(e.Plan.Positions))
+	fmt.Fprintf(w, "Book: about %.1f MB on disk once compacted (%s entries).\n", float64(bookBytes)/1e6, human.Count(e.Plan.Positions))
 	if !asJSON {
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/human"
 )
 
 // How often the progress of a job is shown: redrawn in place on a
@@ -266,9 +266,9 @@ func progressLine(base, cur coordinator.Progress, still time.Duration) string {
 // the ETA, the rate and ETA give way to how long nothing was done.
 func progressFigures(base, cur coordinator.Progress, still time.Duration, sep string) string {
 	var parts []string
-	count := formatCount(cur.Done) + " positions"
+	count := human.Count(cur.Done) + " positions"
 	if cur.Total > 0 {
-		count = fmt.Sprintf("%s/%s positions (%.1f%%)", formatCount(cur.Done), formatCount(cur.Total), 100*float64(cur.Done)/float64(cur.Total))
+		count = fmt.Sprintf("%s/%s positions (%.1f%%)", human.Count(cur.Done), human.Count(cur.Total), 100*float64(cur.Done)/float64(cur.Total))
 	}
 	parts = append(parts, count)
 	rate := 0.0
@@ -279,67 +279,17 @@ func progressFigures(base, cur coordinator.Progress, still time.Duration, sep st
 	overtaken := rate > 0 && cur.Total > 0 && still >= progressStillShown &&
 		still.Seconds() > float64(cur.Total-cur.Done)/rate // the ETA has passed with nothing done
 	if left && (still >= progressStalledAfter || overtaken) {
-		return strings.Join(append(parts, "nothing done for "+formatSpan(still)), sep)
+		return strings.Join(append(parts, "nothing done for "+human.Span(still)), sep)
 	}
 	if rate > 0 {
-		parts = append(parts, formatRate(rate)+"/s")
+		parts = append(parts, human.Rate(rate)+"/s")
 	}
 	if cur.Total > 0 && cur.Done < cur.Total {
 		eta := "ETA --"
 		if rate > 0 {
-			eta = "ETA " + formatSpan(time.Duration(float64(cur.Total-cur.Done)/rate*float64(time.Second)))
+			eta = "ETA " + human.Span(time.Duration(float64(cur.Total-cur.Done)/rate*float64(time.Second)))
 		}
 		parts = append(parts, eta)
 	}
 	return strings.Join(parts, sep)
-}
-
-// formatCount writes n with a comma between groups of three digits.
-func formatCount[T int64 | uint64 | int](n T) string {
-	s := strconv.FormatInt(int64(n), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, d := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(d)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// formatRate writes a rate per second: three significant digits, or a
-// whole count with commas from 1,000 up.
-func formatRate(r float64) string {
-	switch {
-	case r >= 1000:
-		return formatCount(int64(r + 0.5))
-	case r >= 100:
-		return strconv.FormatFloat(r, 'f', 0, 64)
-	case r >= 10:
-		return strconv.FormatFloat(r, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(r, 'f', 2, 64)
-}
-
-// formatSpan writes a span of time rounded for people: "850ms", "19s", "4m05s",
-// "2h03m".
-func formatSpan(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < 10*time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	case d < time.Minute:
-		return d.Round(time.Second).String()
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }

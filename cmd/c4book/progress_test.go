@@ -166,30 +166,6 @@ func TestConsole_Write(t *testing.T) {
 	})
 }
 
-func TestFormatSpan(t *testing.T) {
-	cases := map[time.Duration]string{
-		1234567 * time.Nanosecond:                    "1ms",
-		4*time.Second + 270*time.Millisecond:         "4.3s",
-		19*time.Second + 600*time.Millisecond:        "20s",
-		4*time.Minute + 5*time.Second:                "4m05s",
-		2*time.Hour + 3*time.Minute + 40*time.Second: "2h04m",
-	}
-	for d, want := range cases {
-		if got := formatSpan(d); got != want {
-			t.Errorf("formatSpan(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
-func TestFormatCount(t *testing.T) {
-	cases := map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -45000: "-45,000"}
-	for n, want := range cases {
-		if got := formatCount(n); got != want {
-			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestFitBar(t *testing.T) {
 	base := coordinator.Progress{Phase: book.JobSolving, Elapsed: time.Second}
 	cur := coordinator.Progress{Phase: book.JobSolving, Done: 535040, Total: 537392, Elapsed: 33 * time.Second}

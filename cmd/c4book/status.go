@@ -18,6 +18,7 @@ import (
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/human"
 	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
@@ -359,9 +360,9 @@ func (h *jobHistory) trend(j queue.JobStatus, now time.Time) (rate, eta string) 
 		return "0", "-"
 	}
 	if j.Total == 0 || j.Done >= j.Total {
-		return formatRate(r), "-"
+		return human.Rate(r), "-"
 	}
-	return formatRate(r), formatSpan(time.Duration(float64(j.Total-j.Done) / r * float64(time.Second)))
+	return human.Rate(r), human.Span(time.Duration(float64(j.Total-j.Done) / r * float64(time.Second)))
 }
 
 // workerRate returns the positions a worker solved per second, from its
@@ -397,7 +398,7 @@ func printStatus(w io.Writer, rep statusReport, now time.Time, hist *jobHistory)
 				rate, eta := hist.trend(j, now)
 				trend = rate + "\t" + eta + "\t"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%d\t%s\t%s\n", j.JobID, j.State, formatCount(j.Done), formatCount(j.Total), pct, trend, j.Failed,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%d\t%s\t%s\n", j.JobID, j.State, human.Count(j.Done), human.Count(j.Total), pct, trend, j.Failed,
 				j.Started.Local().Format(time.DateTime), ago(now, j.Updated))
 		}
 		tw.Flush()
@@ -429,8 +430,8 @@ func printStatus(w io.Writer, rep statusReport, now time.Time, hist *jobHistory)
 		if job == "" {
 			job = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.WorkerID, s.Host, formatCount(s.Solved), formatCount(s.Tasks),
-			formatRate(s.Rate), busy, job, ago(now, s.Seen))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.WorkerID, s.Host, human.Count(s.Solved), human.Count(s.Tasks),
+			human.Rate(s.Rate), busy, job, ago(now, s.Seen))
 	}
 	tw.Flush()
 }
@@ -449,7 +450,7 @@ func printWorkerResults(w io.Writer, jobs []queue.JobStatus) {
 				header = true
 			}
 			c := j.Workers[id]
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, id, formatCount(c.Accepted), formatCount(c.Rejected), formatCount(c.CrossPassed), formatCount(c.CrossFailed))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, id, human.Count(c.Accepted), human.Count(c.Rejected), human.Count(c.CrossPassed), human.Count(c.CrossFailed))
 		}
 	}
 	tw.Flush()
@@ -464,5 +465,5 @@ func ago(now, t time.Time) string {
 	if d < 0 {
 		d = 0
 	}
-	return formatSpan(d.Round(time.Second)) + " ago"
+	return human.Span(d.Round(time.Second)) + " ago"
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/c4book/c4book/human"
 )
 
 // stepProgress shows on w (standard error) how far a long step is: when
@@ -40,6 +42,6 @@ func (p *stepProgress) update(done, total int64) {
 	if done > 0 {
 		left = fmt.Sprintf(", about %v left", time.Duration(float64(elapsed)*float64(total-done)/float64(done)).Round(time.Second))
 	}
-	fmt.Fprintf(p.w, "%s %s of %s %s (%.1f%%) in %v%s\n", p.what, formatCount(done), formatCount(total), p.unit,
+	fmt.Fprintf(p.w, "%s %s of %s %s (%.1f%%) in %v%s\n", p.what, human.Count(done), human.Count(total), p.unit,
 		100*float64(done)/float64(total), elapsed.Round(time.Second), left)
 }
