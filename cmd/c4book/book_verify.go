@@ -12,6 +12,7 @@ import (
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/human"
+	"github.com/c4book/c4book/progress"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -99,7 +100,7 @@ func newBookVerifyCommand(a *app) *cobra.Command {
 // error the progress of its re-solving.
 func verifyBook(cmd *cobra.Command, bk *book.Book, opts *book.VerifyOptions, w io.Writer) error {
 	if opts.Solver != nil {
-		opts.Progress = newStepProgress(cmd.ErrOrStderr(), "re-solved", "entries", 10*time.Second).update
+		opts.Progress = progress.NewStep(cmd.ErrOrStderr(), "re-solved", "entries", 10*time.Second).Update
 	}
 	r, err := bk.Verify(cmd.Context(), opts)
 	if err != nil {

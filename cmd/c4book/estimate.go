@@ -12,6 +12,7 @@ import (
 
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/human"
+	"github.com/c4book/c4book/progress"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -85,9 +86,9 @@ func newEstimateCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			progress := newStepProgress(a.stderr, "solving the sample", "leaves", 5*time.Second)
+			step := progress.NewStep(a.stderr, "solving the sample", "leaves", 5*time.Second)
 			e, err := coordinator.EstimateJob(cmd.Context(), spec, bk, filepath.Join(coordinator.PlansDir(bk.Path()), spec.ID()), coordinator.EstimateOptions{
-				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: func(done, total int) { progress.update(int64(done), int64(total)) },
+				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: func(done, total int) { step.Update(int64(done), int64(total)) },
 			})
 			if err != nil {
 				if cmd.Context().Err() != nil {

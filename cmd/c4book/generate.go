@@ -121,12 +121,12 @@ type jobOptions struct {
 // error.
 func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (err error) {
 	console := newConsole(a.stderr, isTerminal(a.stderr), newLogStyle(cfg.Log))
-	console.width = terminalWidth(a.stderr)
+	console.Width = terminalWidth(a.stderr)
 	log := console.logger()
 	p, err := jobproc.New(jobproc.Options{
 		Config: cfg, Command: opts.command, Workers: opts.workers,
 		Log: log, PartLog: console.partLogger(), NATSLog: console.quietLogger(),
-		Progress: console.update,
+		Progress: console.Update,
 		Listening: func(url string, keys bool) {
 			fmt.Fprintf(a.stdout, "NATS server listening: workers connect to %s\nOn each worker machine run:\n\n    %s\n\n", url, workerCommandLine(cfg, url, keys))
 		},
@@ -153,19 +153,19 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		return err
 	}
 	if !jobproc.LocalOnly(cfg) {
-		console.extra = p.WorkerCount
+		console.Extra = p.WorkerCount
 	}
 
 	progressCtx, stopProgress := context.WithCancel(ctx)
 	progressDone := make(chan struct{})
 	go func() {
 		defer close(progressDone)
-		console.run(progressCtx)
+		console.Run(progressCtx)
 	}()
 	sum, err := p.Run(ctx, func() {
 		stopProgress()
 		<-progressDone
-		console.stop()
+		console.Stop()
 		console.quieten()
 	})
 
