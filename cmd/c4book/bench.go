@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -74,7 +75,7 @@ type benchOptions struct {
 
 // benchCase is a position of a set and its expected score.
 type benchCase struct {
-	positionLine
+	book.PositionLine
 	want int
 }
 
@@ -140,23 +141,26 @@ func readBenchFile(b *solver.Board, file string, limit int, stderr io.Writer) (c
 		return nil, 0, err
 	}
 	defer f.Close()
-	err = scanLines(f, func(l textLine) bool {
-		pl, err := parsePositionLine(b, l)
+	err = book.ScanLines(f, func(l book.Line) bool {
+		if l.Ignorable() {
+			return true
+		}
+		pl, err := book.ParsePositionLine(b, l)
 		want := 0
 		if err == nil {
-			want, err = strconv.Atoi(pl.score)
-			if pl.score == "" {
-				err = fmt.Errorf(`want "moves score", got %s`, l.quoted)
+			want, err = strconv.Atoi(pl.Score)
+			if pl.Score == "" {
+				err = fmt.Errorf(`want "moves score", got %s`, l.Quote())
 			} else if err != nil {
-				err = fmt.Errorf("score %q is not an integer", pl.score)
+				err = fmt.Errorf("score %q is not an integer", pl.Score)
 			}
 		}
 		if err != nil {
 			unreadable++
-			fmt.Fprintf(stderr, "%s:%d: %v\n", file, l.num, err)
+			fmt.Fprintf(stderr, "%s:%d: %v\n", file, l.Num, err)
 			return true
 		}
-		cases = append(cases, benchCase{positionLine: pl, want: want})
+		cases = append(cases, benchCase{PositionLine: pl, want: want})
 		return limit == 0 || len(cases) < limit
 	})
 	if err != nil {
@@ -181,13 +185,13 @@ func benchFile(ctx context.Context, s *solver.Solver, file string, cases []bench
 		}
 		s.ResetNodes()
 		t0 := time.Now()
-		got := s.Solve(c.pos)
+		got := s.Solve(c.Pos)
 		res.elapsed += time.Since(t0)
 		res.nodes += s.Nodes()
 		res.Positions++
 		if got != c.want {
 			res.Mismatches++
-			fmt.Fprintf(stderr, "%s:%d: moves %s: got %d, want %d\n", file, c.num, c.moves, got, c.want)
+			fmt.Fprintf(stderr, "%s:%d: moves %s: got %d, want %d\n", file, c.Num, c.Moves, got, c.want)
 		}
 		if opts.progress && time.Since(lastProgress) >= benchProgressEvery {
 			lastProgress = time.Now()

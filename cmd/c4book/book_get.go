@@ -169,13 +169,13 @@ func (r *bookGetRun) getLines(ctx context.Context, in io.Reader) error {
 		if !ok || l.TooLong {
 			// The slow path says what is wrong (or, should the fast one
 			// have refused a good line, answers it).
-			pl, err := parsePositionLine(r.board, textLine{num: l.Num, text: string(line), tooLong: l.TooLong, quoted: l.Quote()})
+			pl, err := book.ParsePositionLine(r.board, l)
 			if err != nil {
 				r.bad++
 				fmt.Fprintf(r.stderr, "line %d: %v\n", l.Num, err)
 				return true
 			}
-			moves, p = []byte(pl.moves), pl.pos
+			moves, p = []byte(pl.Moves), pl.Pos
 		}
 		answerErr = r.answer(ctx, moves, p)
 		return answerErr == nil
@@ -196,7 +196,7 @@ func (r *bookGetRun) getLines(ctx context.Context, in io.Reader) error {
 
 // fastPositionLine parses a trimmed, non-blank line "moves" or "moves
 // score" without allocating. It returns false for anything else, and for
-// a move string that cannot be played: parsePositionLine then says why.
+// a move string that cannot be played: book.ParsePositionLine then says why.
 func fastPositionLine(b *solver.Board, line []byte) (moves []byte, p solver.Position, ok bool) {
 	moves = line
 	if i := bytes.IndexAny(line, " \t"); i >= 0 {

@@ -138,7 +138,7 @@ func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
 	lines, readErr := readLines(ctx, in)
 	n := 0
 	for {
-		var l textLine
+		var l book.Line
 		var ok bool
 		select {
 		case l, ok = <-lines:
@@ -152,13 +152,13 @@ func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
 			return errInterrupted
 		}
 		n++
-		pl, err := parsePositionLine(r.s.Board(), l)
+		pl, err := book.ParsePositionLine(r.s.Board(), l)
 		if err != nil {
 			r.bad++
-			fmt.Fprintf(r.stderr, "line %d: %v\n", l.num, err)
+			fmt.Fprintf(r.stderr, "line %d: %v\n", l.Num, err)
 			continue
 		}
-		if err := r.answer(ctx, pl.moves, pl.pos); err != nil {
+		if err := r.answer(ctx, pl.Moves, pl.Pos); err != nil {
 			return err
 		}
 	}
