@@ -1,6 +1,7 @@
 package book
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -39,4 +40,20 @@ func ParsePositionLine(b *solver.Board, l Line) (PositionLine, error) {
 		pl.Score = fields[1]
 	}
 	return pl, nil
+}
+
+// ParsePositionBytes parses line, a trimmed, non-blank line "moves" or
+// "moves score", without allocating, and returns its moves and their
+// position. It returns false for anything else, and for a move string
+// that cannot be played: ParsePositionLine then says why.
+func ParsePositionBytes(b *solver.Board, line []byte) (moves []byte, p solver.Position, ok bool) {
+	moves = line
+	if i := bytes.IndexAny(line, " \t"); i >= 0 {
+		moves = line[:i]
+		if rest := bytes.TrimSpace(line[i:]); bytes.IndexAny(rest, " \t") >= 0 {
+			return nil, p, false
+		}
+	}
+	p, err := b.ParseBytes(moves)
+	return moves, p, err == nil
 }

@@ -7,13 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -61,11 +59,17 @@ func newBookGetCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := &bookGetRun{bk: bk, board: bk.Board(), analyze: analyze,
-				out: bufio.NewWriterSize(a.stdout, 64<<10), stderr: a.stderr}
-			if err := r.open(cfg, solve); err != nil {
-				return closeBook(bk, errors.Join(err, r.close()))
+			opts := book.AnswerOptions{Columns: analyze}
+			if solve {
+				if opts.Solver, err = solver.New(bk.Board(), int64(cfg.Solver.TTSize)); err != nil {
+					return closeBook(bk, fmt.Errorf("solver.tt-size: %w", err))
+				}
 			}
+			answers, err := bk.NewAnswerer(opts)
+			if err != nil {
+				return closeBook(bk, err)
+			}
+			r := &bookGetRun{answers: answers, board: bk.Board(), out: bufio.NewWriterSize(a.stdout, 64<<10), stderr: a.stderr}
 			if len(args) > 0 {
 				err = r.getArgs(cmd.Context(), args)
 			} else {
@@ -74,7 +78,7 @@ func newBookGetCommand(a *app) *cobra.Command {
 				}
 				err = r.getLines(cmd.Context(), a.stdin)
 			}
-			if cerr := r.close(); err == nil {
+			if cerr := answers.Close(); err == nil {
 				err = cerr
 			}
 			return closeBook(bk, err)
@@ -88,41 +92,12 @@ func newBookGetCommand(a *app) *cobra.Command {
 
 // bookGetRun is one run of "c4book book get".
 type bookGetRun struct {
-	bk      *book.Book
-	reader  *book.Reader // the lookups of positions
+	answers *book.Answerer
 	board   *solver.Board
-	analyze bool
-	s       *solver.Solver // solves what the book lacks (--solve), or nil
-	oracle  *book.Oracle   // the book as s's oracle, or nil
 	out     *bufio.Writer
 	stderr  io.Writer
-	bad     int                  // inputs that are not positions
-	scores  [solver.MaxWidth]int // scratch of -a --solve
+	bad     int // inputs that are not positions
 }
-
-// open makes the reader of the run, and its solver if solve is set.
-func (r *bookGetRun) open(cfg config.Config, solve bool) error {
-	var err error
-	if r.reader, err = r.bk.NewReader(); err != nil {
-		return err
-	}
-	if solve {
-		r.s, r.oracle, err = newBookSolver(r.bk, cfg)
-	}
-	return err
-}
-
-// close releases what open made.
-func (r *bookGetRun) close() error {
-	err := r.oracle.Close()
-	if r.reader != nil {
-		err = errors.Join(err, r.reader.Close())
-	}
-	return err
-}
-
-// unknownScore is printed for a position the book does not hold.
-const unknownScore = '?'
 
 // getArgs answers each argument.
 func (r *bookGetRun) getArgs(ctx context.Context, args []string) error {
@@ -165,7 +140,7 @@ func (r *bookGetRun) getLines(ctx context.Context, in io.Reader) error {
 			return false
 		}
 		line := bytes.TrimSpace(l.Text)
-		moves, p, ok := fastPositionLine(r.board, line)
+		moves, p, ok := book.ParsePositionBytes(r.board, line)
 		if !ok || l.TooLong {
 			// The slow path says what is wrong (or, should the fast one
 			// have refused a good line, answers it).
@@ -194,129 +169,18 @@ func (r *bookGetRun) getLines(ctx context.Context, in io.Reader) error {
 	return r.result(n, "lines")
 }
 
-// fastPositionLine parses a trimmed, non-blank line "moves" or "moves
-// score" without allocating. It returns false for anything else, and for
-// a move string that cannot be played: book.ParsePositionLine then says why.
-func fastPositionLine(b *solver.Board, line []byte) (moves []byte, p solver.Position, ok bool) {
-	moves = line
-	if i := bytes.IndexAny(line, " \t"); i >= 0 {
-		moves = line[:i]
-		if rest := bytes.TrimSpace(line[i:]); bytes.IndexAny(rest, " \t") >= 0 {
-			return nil, p, false
-		}
-	}
-	p, err := b.ParseBytes(moves)
-	return moves, p, err == nil
-}
-
 // answer writes the line answering position p, written moves. Lines are
 // flushed when the buffer fills, and after a position the solver had to
 // solve.
 func (r *bookGetRun) answer(ctx context.Context, moves []byte, p solver.Position) error {
-	r.out.Write(moves)
-	solved := false
-	var err error
-	if r.analyze {
-		solved, err = r.writeColumns(p)
-	} else {
-		solved, err = r.writeScore(ctx, p)
-	}
-	if err != nil {
-		return err
-	}
-	r.out.WriteByte('\n')
-	if solved {
+	solved, err := r.answers.Answer(ctx, r.out, moves, p)
+	switch {
+	case err != nil:
+		return interruptedOr(ctx, err)
+	case solved:
 		return r.out.Flush()
 	}
 	return nil
-}
-
-// writeScore writes " score" for p, " ?" if the book does not hold it and
-// there is no solver. It reports whether it used the solver.
-func (r *bookGetRun) writeScore(ctx context.Context, p solver.Position) (solved bool, err error) {
-	v, ok, err := r.reader.GetEntry(p.Moves(), p.CanonicalKey())
-	if err != nil {
-		return false, err
-	}
-	if !ok && r.s != nil {
-		// A value only from a finished, confirmed search
-		// (solver.Solver.runSolve).
-		if v.Score, err = r.s.SolveContext(ctx, p); err != nil {
-			return true, interruptedOr(ctx, err)
-		}
-		if err := r.oracle.Err(); err != nil {
-			return true, err
-		}
-		ok, solved = true, true
-	}
-	r.out.WriteByte(' ')
-	if !ok {
-		r.out.WriteByte(unknownScore)
-		return false, nil
-	}
-	r.out.Write(strconv.AppendInt(r.out.AvailableBuffer(), int64(v.Score), 10))
-	return solved, nil
-}
-
-// writeColumns writes " s1 ... sW" for p: -1000 for a column that cannot
-// be played (every column once the game is over), "?" for one whose child
-// the book does not hold, unless r has a solver: then book.MoveScores
-// solves them. It reports whether it used the solver.
-func (r *bookGetRun) writeColumns(p solver.Position) (solved bool, err error) {
-	over := (p.Moves() > 0 && p.LastMoveWon()) || p.IsFull()
-	if r.s != nil && !over {
-		if solved, err = r.solveColumns(p); err != nil {
-			return solved, err
-		}
-		for col := range r.board.Width() {
-			r.writeInt(r.scores[col])
-		}
-		return solved, nil
-	}
-	for col := range r.board.Width() {
-		if over || !p.CanPlay(col) {
-			r.writeInt(unplayable)
-			continue
-		}
-		m, ok, err := r.reader.MoveScore(p, col)
-		switch {
-		case err != nil:
-			return false, err
-		case ok:
-			r.writeInt(m.Score)
-		default:
-			r.out.WriteByte(' ')
-			r.out.WriteByte(unknownScore)
-		}
-	}
-	return false, nil
-}
-
-// solveColumns fills r.scores with the score of each column of p, a
-// position whose game is not over, with book.MoveScores: from the book,
-// the rules or the solver. It reports whether it used the solver.
-func (r *bookGetRun) solveColumns(p solver.Position) (solved bool, err error) {
-	moves, err := r.bk.MoveScores(p, r.s)
-	if err != nil {
-		return false, err
-	}
-	if err := r.oracle.Err(); err != nil {
-		return true, err
-	}
-	for col := range r.board.Width() {
-		r.scores[col] = unplayable
-	}
-	for _, m := range moves {
-		r.scores[m.Col] = m.Score
-		solved = solved || m.From == book.FromSolver
-	}
-	return solved, nil
-}
-
-// writeInt writes " v".
-func (r *bookGetRun) writeInt(v int) {
-	r.out.WriteByte(' ')
-	r.out.Write(strconv.AppendInt(r.out.AvailableBuffer(), int64(v), 10))
 }
 
 // result is the error of a run over n inputs (of what), or nil if all

@@ -186,7 +186,7 @@ func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) 
 		r.out.WriteString(moves)
 		for col, v := range scores {
 			if !ok[col] {
-				v = unplayable
+				v = book.Unplayable
 			}
 			fmt.Fprintf(r.out, " %d", v)
 		}
@@ -220,10 +220,6 @@ func gameOver(p *solver.Position) string {
 	}
 	return ""
 }
-
-// unplayable is the score printed for a column that cannot be played, as
-// Pons' solver prints it.
-const unplayable = -1000
 
 // result is the error of a run over n inputs (of what), or nil if all
 // were positions.
