@@ -18,6 +18,7 @@ import (
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/human"
 	"github.com/c4book/c4book/jobproc"
+	"github.com/c4book/c4book/metrics"
 )
 
 const generateLong = `Build an opening book: the exact score of every position reachable from
@@ -136,17 +137,17 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		return err
 	}
 	// Served from the start: healthy while waiting for the server too.
-	metrics, err := startMetrics(cfg.Metrics.Listen, log)
+	metricsServer, err := metrics.Start(cfg.Metrics.Listen, log)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		metrics.close() // before the book its collectors read
+		metricsServer.Close() // before the book its collectors read
 		if cerr := p.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
-	if err := p.Start(ctx, metrics.registerer()); err != nil {
+	if err := p.Start(ctx, metricsServer.Registerer()); err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}

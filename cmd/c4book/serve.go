@@ -13,6 +13,7 @@ import (
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/jobproc"
+	"github.com/c4book/c4book/metrics"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/serve"
 )
@@ -140,11 +141,11 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 	}
 	defer srv.Close()
 
-	metrics, err := startMetrics(cfg.Metrics.Listen, log, srv.Metrics().Collectors()...)
+	metricsServer, err := metrics.Start(cfg.Metrics.Listen, log, srv.Metrics().Collectors()...)
 	if err != nil {
 		return err
 	}
-	defer metrics.close()
+	defer metricsServer.Close()
 
 	ln, err := net.Listen("tcp", cfg.Serve.Listen)
 	if err != nil {
