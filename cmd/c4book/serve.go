@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -151,23 +148,6 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 	if err != nil {
 		return fmt.Errorf("serve.listen: %w", err)
 	}
-	hs := srv.HTTPServer()
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
 	fmt.Fprintf(a.stderr, "Serving %v on http://%s/ (Ctrl-C to stop).\n", srv, ln.Addr())
-
-	select {
-	case err := <-done:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil {
-		hs.Close()
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return srv.Serve(ctx, ln)
 }
