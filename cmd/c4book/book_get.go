@@ -2,12 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -69,15 +65,9 @@ func newBookGetCommand(a *app) *cobra.Command {
 			if err != nil {
 				return closeBook(bk, err)
 			}
-			r := &bookGetRun{answers: answers, board: bk.Board(), out: bufio.NewWriterSize(a.stdout, 64<<10), stderr: a.stderr}
-			if len(args) > 0 {
-				err = r.getArgs(cmd.Context(), args)
-			} else {
-				if isTerminal(a.stdin) {
-					fmt.Fprintln(a.stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
-				}
-				err = r.getLines(cmd.Context(), a.stdin)
-			}
+			r := &bookGetRun{answers: answers, out: bufio.NewWriterSize(a.stdout, 64<<10)}
+			in := &positionInput{board: bk.Board(), stderr: a.stderr, bulk: true}
+			err = in.run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush)
 			if cerr := answers.Close(); err == nil {
 				err = cerr
 			}
@@ -93,80 +83,7 @@ func newBookGetCommand(a *app) *cobra.Command {
 // bookGetRun is one run of "c4book book get".
 type bookGetRun struct {
 	answers *book.Answerer
-	board   *solver.Board
 	out     *bufio.Writer
-	stderr  io.Writer
-	bad     int // inputs that are not positions
-}
-
-// getArgs answers each argument.
-func (r *bookGetRun) getArgs(ctx context.Context, args []string) error {
-	for i, moves := range args {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		moves = strings.TrimSpace(moves) // as lines are
-		p, err := r.board.Parse(moves)
-		if err != nil {
-			r.bad++
-			fmt.Fprintf(r.stderr, "argument %d: %v\n", i+1, err)
-			continue
-		}
-		if err := r.answer(ctx, []byte(solver.FormatMoves(moves)), p); err != nil {
-			return err
-		}
-	}
-	if err := r.out.Flush(); err != nil {
-		return err
-	}
-	return r.result(len(args), "arguments")
-}
-
-// getLines answers each line of in. Lines are scanned in place, and the
-// moves of a good line are played without a conversion to a string: a
-// line costs a book lookup and a few hundred nanoseconds more.
-func (r *bookGetRun) getLines(ctx context.Context, in io.Reader) error {
-	cr := newCtxReader(ctx, in)
-	defer cr.Close()
-	n := 0
-	var answerErr error
-	err := book.ScanLines(cr, func(l book.Line) bool {
-		if l.Ignorable() {
-			return true
-		}
-		n++
-		if n%4096 == 0 && ctx.Err() != nil {
-			answerErr = errInterrupted
-			return false
-		}
-		line := bytes.TrimSpace(l.Text)
-		moves, p, ok := book.ParsePositionBytes(r.board, line)
-		if !ok || l.TooLong {
-			// The slow path says what is wrong (or, should the fast one
-			// have refused a good line, answers it).
-			pl, err := book.ParsePositionLine(r.board, l)
-			if err != nil {
-				r.bad++
-				fmt.Fprintf(r.stderr, "line %d: %v\n", l.Num, err)
-				return true
-			}
-			moves, p = []byte(pl.Moves), pl.Pos
-		}
-		answerErr = r.answer(ctx, moves, p)
-		return answerErr == nil
-	})
-	switch {
-	case answerErr != nil:
-		return answerErr
-	case errors.Is(err, errInterrupted):
-		return errInterrupted
-	case err != nil:
-		return err
-	}
-	if err := r.out.Flush(); err != nil {
-		return err
-	}
-	return r.result(n, "lines")
 }
 
 // answer writes the line answering position p, written moves. Lines are
@@ -179,15 +96,6 @@ func (r *bookGetRun) answer(ctx context.Context, moves []byte, p solver.Position
 		return interruptedOr(ctx, err)
 	case solved:
 		return r.out.Flush()
-	}
-	return nil
-}
-
-// result is the error of a run over n inputs (of what), or nil if all
-// were positions.
-func (r *bookGetRun) result(n int, what string) error {
-	if r.bad > 0 {
-		return fmt.Errorf("%d of %d %s are not positions (see the messages above)", r.bad, n, what)
 	}
 	return nil
 }

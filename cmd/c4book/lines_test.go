@@ -2,30 +2,58 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/solver"
 )
 
-func TestReadLines(t *testing.T) {
-	t.Run("all lines", func(t *testing.T) {
-		lines, errp := readLines(context.Background(), strings.NewReader("x\n\n# note\ny\n"))
-		var got []book.Line
-		for l := range lines {
-			got = append(got, l)
+// TestPositionInput: arguments, or lines that hold something, are
+// answered in order with their moves as written (the empty board "-"),
+// bulk or not; each input that is not a position is reported with its
+// number, and the run fails at the end, counting them; a run whose
+// context ended stops.
+func TestPositionInput(t *testing.T) {
+	run := func(ctx context.Context, bulk bool, args []string, stdin string) (answers, stderr string, err error) {
+		var a, e strings.Builder
+		in := &positionInput{board: solver.Standard, stderr: &e, bulk: bulk}
+		answer := func(_ context.Context, moves []byte, p solver.Position) error {
+			fmt.Fprintf(&a, "%s:%d\n", moves, p.Moves())
+			return nil
 		}
-		if *errp != nil || len(got) != 2 || got[1].Num != 4 || string(got[1].Text) != "y" || got[0].Num != 1 || string(got[0].Text) != "x" {
-			t.Errorf("got %v, %v", got, *errp)
+		err = in.run(ctx, args, strings.NewReader(stdin), answer, func() error { return nil })
+		return a.String(), e.String(), err
+	}
+	for _, bulk := range []bool{false, true} {
+		t.Run(fmt.Sprint("bulk ", bulk), func(t *testing.T) {
+			answers, stderr, err := run(context.Background(), bulk, nil, "4453 -2\n\n# note\n  44\t\n- 0\n4459\n1 2 3\n")
+			if want := "4453:4\n44:2\n-:0\n"; answers != want {
+				t.Errorf("answers %q, want %q", answers, want)
+			}
+			if !strings.Contains(stderr, "line 6: moves \"4459\"") || !strings.Contains(stderr, `line 7: want "moves" or "moves score", got "1 2 3"`) {
+				t.Errorf("messages:\n%s", stderr)
+			}
+			if err == nil || err.Error() != "2 of 5 lines are not positions (see the messages above)" {
+				t.Errorf("error %v", err)
+			}
+		})
+	}
+	t.Run("arguments", func(t *testing.T) {
+		answers, stderr, err := run(context.Background(), false, []string{" 4453 ", "", "9"}, "")
+		if answers != "4453:4\n-:0\n" || !strings.Contains(stderr, "argument 3: ") ||
+			err == nil || err.Error() != "1 of 3 arguments are not positions (see the messages above)" {
+			t.Errorf("answers %q, messages %q, error %v", answers, stderr, err)
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
-		lines, _ := readLines(ctx, strings.NewReader("x\ny\nz\n"))
-		<-lines
 		cancel()
-		for range lines {
-			// Drains at most the line being sent when ctx ended.
+		for _, args := range [][]string{nil, {"4453"}} {
+			if answers, _, err := run(ctx, false, args, "4453\n44\n"); answers != "" || !errors.Is(err, errInterrupted) {
+				t.Errorf("args %q: answers %q, error %v; want none, interrupted", args, answers, err)
+			}
 		}
 	})
 }
