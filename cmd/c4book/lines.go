@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/ctxio"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -78,7 +79,7 @@ func (in *positionInput) answerArgs(ctx context.Context, args []string, answer a
 // good line are played without a conversion to a string: a line costs an
 // answer and a few hundred nanoseconds more.
 func (in *positionInput) answerLines(ctx context.Context, r io.Reader, answer answerFunc) (n int, err error) {
-	cr := newCtxReader(ctx, r)
+	cr := ctxio.NewReader(ctx, r)
 	defer cr.Close()
 	checkEvery := 1
 	if in.bulk {
@@ -117,7 +118,7 @@ func (in *positionInput) answerLines(ctx context.Context, r io.Reader, answer an
 	switch {
 	case answerErr != nil:
 		return n, answerErr
-	case errors.Is(err, errInterrupted):
+	case errors.Is(err, ctxio.ErrStopped):
 		return n, errInterrupted
 	}
 	return n, err
