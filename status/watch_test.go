@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,22 +30,12 @@ func (c *fakeConn) JobStatus(_ context.Context, id string) (queue.JobStatus, err
 	return queue.JobStatus{}, queue.ErrNotFound
 }
 
-// lockedBuffer is a strings.Builder safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
+// writes is an io.Writer that sends what each Write writes.
+type writes chan string
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+func (w writes) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
 }
 
 // TestWatch_terminal: on a terminal, each report clears the screen and is
@@ -58,24 +47,36 @@ func TestWatch_terminal(t *testing.T) {
 		jobs:    []queue.JobStatus{{JobID: "5x4-d10", State: "solving", Done: 1000, Total: 11000, Started: now, Updated: now}},
 		workers: []queue.WorkerStatus{{WorkerID: "w1", Host: "h", Started: now, Seen: now}},
 	}
-	out := new(lockedBuffer)
+	out := make(writes)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- Watch(ctx, out, true, conn, nil, 50*time.Millisecond) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for strings.Count(out.String(), clearScreen) < 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("fewer than two reports after 10 s:\n%q", out.String())
+	// Two reports: each the clearing of the screen, then the report.
+	var got []string
+	timeout := time.After(10 * time.Second)
+	for len(got) < 4 {
+		select {
+		case w := <-out:
+			got = append(got, w)
+		case <-timeout:
+			t.Fatalf("fewer than two reports after 10 s: %q", got)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Watch = %v, want nil on cancellation", err)
+	for stopped := false; !stopped; {
+		select {
+		case <-out: // a report under way when ctx ended
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Watch = %v, want nil on cancellation", err)
+			}
+			stopped = true
+		}
 	}
-	for i, rep := range strings.Split(out.String(), clearScreen)[1:] {
-		if !strings.HasPrefix(rep, "Status of nats://fake:4222") || strings.Contains(rep, "\n\n\n") || !strings.Contains(rep, "w1") {
-			t.Errorf("screen %d: %q, want one report from the top", i+1, rep)
+	for i := 0; i < len(got); i += 2 {
+		rep := got[i+1]
+		if got[i] != clearScreen || !strings.HasPrefix(rep, "Status of nats://fake:4222") || strings.Contains(rep, "\n\n\n") || !strings.Contains(rep, "w1") {
+			t.Errorf("screen %d: %q then %q, want the screen cleared, then one report from the top", i/2+1, got[i], rep)
 		}
 	}
 }
