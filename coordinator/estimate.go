@@ -163,6 +163,30 @@ func EstimateJob(ctx context.Context, spec Spec, bk PlanBook, dir string, o Esti
 	return e, nil
 }
 
+// deriveRate is how many positions a second deriving goes through: a
+// model of the phase after the solving, small beside it (the quick start,
+// 2,342,855 positions above its leaves, derived in about 5 s on 2 cores).
+const deriveRate = 400_000
+
+// bookBytesPerEntry is a compacted book's size on disk per entry, the
+// directory's logs and manifest included (docs/benchmarks.md, "The book").
+const bookBytesPerEntry = 5.74
+
+// Wall returns the predicted wall time of the job on cores cores: the
+// planning, the solving shared out among as many cores as there are tasks
+// (never less than the hardest leaf), and the deriving.
+func (e Estimate) Wall(cores int) time.Duration {
+	solve := max(e.CPU/time.Duration(max(1, min(cores, e.Tasks))), e.HardestLeaf)
+	derive := time.Duration(float64(e.Plan.Positions-e.Plan.Leaves) / deriveRate * float64(time.Second))
+	return e.PlanTime + solve + derive
+}
+
+// BookBytes returns the predicted size of the job's book on disk, once
+// compacted.
+func (e Estimate) BookBytes() int64 {
+	return int64(float64(e.Plan.Positions) * bookBytesPerEntry)
+}
+
 // estimateRun is a run of consecutive leaves from first: warmup of them to
 // warm the table, then measured.
 type estimateRun struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/c4book/c4book/solver"
 )
@@ -75,5 +76,33 @@ func TestEstimateJob(t *testing.T) {
 	st, err := MakePlan(context.Background(), spec, mb, dir, nil)
 	if err != nil || st.Leaves != e.Plan.Leaves {
 		t.Errorf("the plan again: %+v, %v; want %d leaves", st, err, e.Plan.Leaves)
+	}
+}
+
+// TestEstimate_Wall: the solving is shared among as many cores as there
+// are tasks, never less than the hardest leaf, and the planning and the
+// deriving are added.
+func TestEstimate_Wall(t *testing.T) {
+	e := Estimate{Plan: PlanStats{Positions: 1_400_000, Leaves: 1_000_000}, Tasks: 4,
+		PlanTime: 2 * time.Second, CPU: 80 * time.Second, HardestLeaf: 3 * time.Second}
+	derive := time.Second // 400,000 positions above the leaves
+	for _, c := range []struct {
+		cores int
+		want  time.Duration
+	}{
+		{1, 2*time.Second + 80*time.Second + derive},
+		{2, 2*time.Second + 40*time.Second + derive},
+		{64, 2*time.Second + 20*time.Second + derive}, // 4 tasks: 4 cores at most
+	} {
+		if got := e.Wall(c.cores); got != c.want {
+			t.Errorf("%d cores: %v, want %v", c.cores, got, c.want)
+		}
+	}
+	e.HardestLeaf = time.Minute
+	if got, want := e.Wall(64), 2*time.Second+time.Minute+derive; got != want {
+		t.Errorf("hardest leaf of a minute: %v, want %v", got, want)
+	}
+	if got := e.BookBytes(); got != int64(1_400_000*bookBytesPerEntry) {
+		t.Errorf("BookBytes = %d", got)
 	}
 }

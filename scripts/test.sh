@@ -10,8 +10,8 @@
 #      concurrency and take seven minutes under the detector. The solver's
 #      threads, teams, stops and shared table are all in what runs.
 #      This pass builds with the tag c4book_testlie, which adds the lying
-#      worker (cmd/c4book/lie.go) and its tests; the first pass tests the
-#      build without it, as it is shipped.
+#      worker (worker/lie.go, cmd/c4book/lie.go) and its tests; the first
+#      pass tests the build without it, as it is shipped.
 #
 # Usage: scripts/test.sh [go test flags], e.g. scripts/test.sh -count=1
 set -euo pipefail

@@ -1,6 +1,10 @@
 package serve
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"time"
 )
@@ -53,6 +57,33 @@ func defaultHTTPLimits(solveTimeout time.Duration) httpLimits {
 // Serve, and stop it with Shutdown.
 func (s *Server) HTTPServer() *http.Server {
 	return s.httpServer(defaultHTTPLimits(s.opts.SolveTimeout))
+}
+
+// shutdownWait is how long Serve lets the requests under way finish once
+// its context is done.
+const shutdownWait = 5 * time.Second
+
+// Serve serves HTTPServer on ln until ctx is done, then lets the requests
+// under way finish, for 5 s at most. It returns nil once stopped by ctx,
+// or the error that ended serving before.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := s.HTTPServer()
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownWait)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		hs.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // httpServer is HTTPServer with limits l.

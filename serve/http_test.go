@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -105,4 +106,29 @@ func short(s string) string {
 		return s[:200] + "..."
 	}
 	return s
+}
+
+// TestServer_Serve: Serve answers on its listener until its context is
+// done, then returns nil and answers no more.
+func TestServer_Serve(t *testing.T) {
+	srv, _ := newTestServer(t, testBook(t, board54(t), 2), Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String() + "/healthz"
+	if st, body := getHealth(t, "http://"+ln.Addr().String()); st != http.StatusOK {
+		t.Errorf("GET %s: %d %q", url, st, body)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Serve = %v after its context ended, want nil", err)
+	}
+	if resp, err := http.Get(url); err == nil {
+		resp.Body.Close()
+		t.Errorf("GET %s answered after Serve returned", url)
+	}
 }

@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/bench"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -26,9 +22,6 @@ position (--warm keeps it) and only the solve is timed. Each wrong score
 and each line that cannot be read is reported on standard error, and makes
 the command fail. On a terminal, progress is shown every few seconds.
 Ctrl-C stops between positions and still prints what was measured.`
-
-// benchProgressEvery is how often progress is shown on a terminal.
-const benchProgressEvery = 5 * time.Second
 
 // newBenchCommand builds "c4book bench".
 func newBenchCommand(a *app) *cobra.Command {
@@ -52,13 +45,15 @@ func newBenchCommand(a *app) *cobra.Command {
 				return err
 			}
 			defer startHelpers(s, cfg.Solver.Threads)()
-			opts.progress = isTerminal(a.stderr)
+			if isTerminal(a.stderr) {
+				opts.solve.Progress = a.stderr
+			}
 			return runBench(cmd.Context(), s, files, opts, a.stdout, a.stderr)
 		},
 	}
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "solve only the first `N` positions of each file (0: all)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON object per file")
-	cmd.Flags().BoolVar(&opts.warm, "warm", false, "keep the transposition table from one position to the next")
+	cmd.Flags().BoolVar(&opts.solve.Warm, "warm", false, "keep the transposition table from one position to the next")
 	addTTSizeFlag(cmd.Flags())
 	addThreadsFlag(cmd.Flags())
 	return cmd
@@ -66,60 +61,35 @@ func newBenchCommand(a *app) *cobra.Command {
 
 // benchOptions are the settings of one bench run.
 type benchOptions struct {
-	limit    int  // positions of each file to solve, 0 for all
-	json     bool // one JSON object per file instead of a table
-	warm     bool // keep the table between positions
-	progress bool // show progress on stderr
-}
-
-// benchCase is a position of a set and its expected score.
-type benchCase struct {
-	positionLine
-	want int
-}
-
-// benchResult is what bench measured on one file. The JSON field names
-// are part of the command's interface.
-type benchResult struct {
-	Set         string  `json:"set"`           // base name of the file
-	File        string  `json:"file"`          // path as given
-	Positions   int     `json:"positions"`     // positions solved
-	Mismatches  int     `json:"mismatches"`    // wrong scores
-	Unreadable  int     `json:"unreadable"`    // lines that are not "moves score"
-	MeanNS      float64 `json:"mean_ns"`       // mean solve time per position, nanoseconds
-	MeanNodes   float64 `json:"mean_nodes"`    // mean nodes searched per position
-	KPosPerSec  float64 `json:"kpos_per_sec"`  // thousands of positions solved per second
-	NodesPerSec float64 `json:"nodes_per_sec"` // nodes searched per second
-	Warm        bool    `json:"warm"`          // the table was kept between positions
-	Interrupted bool    `json:"interrupted,omitempty"`
-
-	elapsed time.Duration // total solve time
-	nodes   uint64        // total nodes
+	limit int           // positions of each file to solve, 0 for all
+	json  bool          // one JSON object per file instead of a table
+	solve bench.Options // the table kept between positions or not, and the progress
 }
 
 // runBench benchmarks s on each file and prints a result per file. All
 // files are read first, so a missing file fails before any solving.
 func runBench(ctx context.Context, s *solver.Solver, files []string, opts benchOptions, stdout, stderr io.Writer) error {
-	sets := make([][]benchCase, len(files))
+	sets := make([][]bench.Case, len(files))
 	unreadable := make([]int, len(files))
 	for i, file := range files {
 		var err error
-		sets[i], unreadable[i], err = readBenchFile(s.Board(), file, opts.limit, stderr)
+		sets[i], unreadable[i], err = bench.ReadFile(s.Board(), file, opts.limit, stderr)
 		if err != nil {
 			return err
 		}
 	}
 	if !opts.json {
-		fmt.Fprintf(stdout, "%-16s %9s %10s %10s %12s %10s %10s\n",
-			"set", "positions", "mismatches", "mean time", "mean nodes", "kpos/s", "Mnodes/s")
+		if err := bench.WriteHeader(stdout); err != nil {
+			return err
+		}
 	}
 	var mismatches, bad int
 	for i, file := range files {
-		res := benchFile(ctx, s, file, sets[i], opts, stderr)
+		res := bench.Solve(ctx, s, file, sets[i], opts.solve, stderr)
 		res.Unreadable = unreadable[i]
 		mismatches += res.Mismatches
 		bad += res.Unreadable
-		if err := printBenchResult(stdout, res, opts.json); err != nil {
+		if err := bench.WriteResult(stdout, res, opts.json); err != nil {
 			return err
 		}
 		if res.Interrupted {
@@ -130,111 +100,4 @@ func runBench(ctx context.Context, s *solver.Solver, files []string, opts benchO
 		return fmt.Errorf("%d wrong scores, %d unreadable lines (see the messages above)", mismatches, bad)
 	}
 	return nil
-}
-
-// readBenchFile reads the first limit positions of file (all if limit is
-// 0), reporting each unreadable line on stderr and counting them.
-func readBenchFile(b *solver.Board, file string, limit int, stderr io.Writer) (cases []benchCase, unreadable int, err error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	err = scanLines(f, func(l textLine) bool {
-		pl, err := parsePositionLine(b, l)
-		want := 0
-		if err == nil {
-			want, err = strconv.Atoi(pl.score)
-			if pl.score == "" {
-				err = fmt.Errorf(`want "moves score", got %s`, l.quoted)
-			} else if err != nil {
-				err = fmt.Errorf("score %q is not an integer", pl.score)
-			}
-		}
-		if err != nil {
-			unreadable++
-			fmt.Fprintf(stderr, "%s:%d: %v\n", file, l.num, err)
-			return true
-		}
-		cases = append(cases, benchCase{positionLine: pl, want: want})
-		return limit == 0 || len(cases) < limit
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", file, err)
-	}
-	return cases, unreadable, nil
-}
-
-// benchFile solves the cases of one file, reporting each wrong score on
-// stderr. It stops early, marking the result interrupted, when ctx ends.
-func benchFile(ctx context.Context, s *solver.Solver, file string, cases []benchCase, opts benchOptions, stderr io.Writer) benchResult {
-	res := benchResult{Set: filepath.Base(file), File: file, Warm: opts.warm}
-	start, lastProgress := time.Now(), time.Now()
-	s.Table().Clear() // each file starts cold, --warm or not
-	for _, c := range cases {
-		if ctx.Err() != nil {
-			res.Interrupted = true
-			break
-		}
-		if !opts.warm {
-			s.Table().Clear()
-		}
-		s.ResetNodes()
-		t0 := time.Now()
-		got := s.Solve(c.pos)
-		res.elapsed += time.Since(t0)
-		res.nodes += s.Nodes()
-		res.Positions++
-		if got != c.want {
-			res.Mismatches++
-			fmt.Fprintf(stderr, "%s:%d: moves %s: got %d, want %d\n", file, c.num, c.moves, got, c.want)
-		}
-		if opts.progress && time.Since(lastProgress) >= benchProgressEvery {
-			lastProgress = time.Now()
-			fmt.Fprintf(stderr, "%s: %d/%d positions, %v\n", res.Set, res.Positions, len(cases), time.Since(start).Round(time.Second))
-		}
-	}
-	if res.Positions > 0 {
-		n := float64(res.Positions)
-		res.MeanNS = float64(res.elapsed.Nanoseconds()) / n
-		res.MeanNodes = float64(res.nodes) / n
-	}
-	if secs := res.elapsed.Seconds(); secs > 0 {
-		res.KPosPerSec = float64(res.Positions) / secs / 1000
-		res.NodesPerSec = float64(res.nodes) / secs
-	}
-	return res
-}
-
-// printBenchResult writes res as a table row or a JSON line.
-func printBenchResult(w io.Writer, res benchResult, asJSON bool) error {
-	if asJSON {
-		line, err := json.Marshal(res)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", line)
-		return err
-	}
-	note := ""
-	if res.Interrupted {
-		note = "  (interrupted)"
-	}
-	_, err := fmt.Fprintf(w, "%-16s %9d %10d %10s %12.1f %10.2f %10.2f%s\n",
-		res.Set, res.Positions, res.Mismatches, formatDuration(time.Duration(res.MeanNS)),
-		res.MeanNodes, res.KPosPerSec, res.NodesPerSec/1e6, note)
-	return err
-}
-
-// formatDuration writes d with three or four significant digits.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < time.Microsecond:
-		return fmt.Sprintf("%dns", d.Nanoseconds())
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.2fµs", float64(d)/float64(time.Microsecond))
-	case d < time.Second:
-		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
-	}
-	return fmt.Sprintf("%.3fs", d.Seconds())
 }

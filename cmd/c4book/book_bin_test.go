@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/human"
 )
 
 // bookEntries returns every entry of the book at path, in key order.
@@ -80,7 +81,7 @@ func TestBookExport_bin(t *testing.T) {
 	r := run(t, "", "book", "export", "--book", path, "--format", "bin", "--out", out)
 	wantOK(t, r)
 	size := 20 + 11*len(want)
-	if re := `^wrote ` + formatCount(len(want)) + ` positions of depth 0..5 to .*5x4.bin: ` + formatCount(size) + ` bytes, binary format version 1\n$`; !regexp.MustCompile(re).MatchString(r.stderr) {
+	if re := `^wrote ` + human.Count(len(want)) + ` positions of depth 0..5 to .*5x4.bin: ` + human.Count(size) + ` bytes, binary format version 1\n$`; !regexp.MustCompile(re).MatchString(r.stderr) {
 		t.Errorf("stderr %q does not match %s", r.stderr, re)
 	}
 	h, got := readBinaryFile(t, out)
@@ -96,7 +97,7 @@ func TestBookExport_bin(t *testing.T) {
 	t.Run("import into a new book", func(t *testing.T) {
 		r := run(t, "", "book", "import", "--create", "--book", fresh, out)
 		wantOK(t, r)
-		n := formatCount(int64(len(want)))
+		n := human.Count(int64(len(want)))
 		if w := out + ": " + n + " records: " + n + " entries written, 0 held already, 0 conflicting\n"; r.stdout != w {
 			t.Errorf("stdout %q, want %q", r.stdout, w)
 		}
@@ -107,7 +108,7 @@ func TestBookExport_bin(t *testing.T) {
 	t.Run("again, from standard input", func(t *testing.T) {
 		r := run(t, string(data), "book", "import", "--book", fresh)
 		wantOK(t, r)
-		n := formatCount(int64(len(want)))
+		n := human.Count(int64(len(want)))
 		if w := "standard input: " + n + " records: 0 entries written, " + n + " held already, 0 conflicting\n"; r.stdout != w {
 			t.Errorf("stdout %q, want %q", r.stdout, w)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/human"
 )
 
 const bookExportLong = `Write the book in another format, to standard output or --out FILE.
@@ -110,7 +111,7 @@ func (e *bookExport) write(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "wrote %s positions to %s\n", formatCount(n), e.name)
+		fmt.Fprintf(e.stderr, "wrote %s positions to %s\n", human.Count(n), e.name)
 		return nil
 	case "bin":
 		h, err := e.bk.ExportBinary(w, 0, maxDepth)
@@ -118,7 +119,7 @@ func (e *bookExport) write(w io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s positions of depth 0..%d to %s: %s bytes, binary format version %d\n",
-			formatCount(h.Records), h.Depth, e.name, formatCount(h.Size()), h.Version)
+			human.Count(h.Records), h.Depth, e.name, human.Count(h.Size()), h.Version)
 		return nil
 	}
 	r, err := e.bk.ExportPons(w, &book.PonsOptions{MaxDepth: e.maxDepth, LogSize: e.logSize})
@@ -137,10 +138,10 @@ func writePonsReport(w io.Writer, name string, r book.PonsReport) {
 		}
 		return 100 * float64(n) / float64(r.Entries)
 	}
-	fmt.Fprintf(w, "wrote %s: %s of %s positions of depth 0..%d (%.1f%%)\n", name, formatCount(r.Stored), formatCount(r.Entries), r.Depth, pct(r.Stored))
-	fmt.Fprintf(w, "lost: %s to collisions (%.1f%%), %s with a score the format cannot hold\n", formatCount(r.Collided), pct(r.Collided), formatCount(r.OutOfRange))
+	fmt.Fprintf(w, "wrote %s: %s of %s positions of depth 0..%d (%.1f%%)\n", name, human.Count(r.Stored), human.Count(r.Entries), r.Depth, pct(r.Stored))
+	fmt.Fprintf(w, "lost: %s to collisions (%.1f%%), %s with a score the format cannot hold\n", human.Count(r.Collided), pct(r.Collided), human.Count(r.OutOfRange))
 	fmt.Fprintf(w, "table: log2 size %d, %s slots (load %.2f), %d-byte keys, 1-byte values, %s bytes\n",
-		r.LogSize, formatCount(r.Size), float64(r.Stored)/float64(r.Size), r.KeyBytes, formatCount(r.Bytes))
+		r.LogSize, human.Count(r.Size), float64(r.Stored)/float64(r.Size), r.KeyBytes, human.Count(r.Bytes))
 }
 
 // writeFileAtomic writes the file name with write: into a temporary file

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/ctxio"
+	"github.com/c4book/c4book/human"
 )
 
 const bookImportLong = `Store the positions of "moves score" lines, or of a binary export, in the
@@ -71,7 +73,7 @@ func newBookImportCommand(a *app) *cobra.Command {
 			} else if isTerminal(a.stdin) {
 				fmt.Fprintln(a.stderr, `Reading "moves score" lines from standard input; end with Ctrl-D.`)
 			}
-			cr := newCtxReader(cmd.Context(), in)
+			cr := ctxio.NewReader(cmd.Context(), in)
 			defer cr.Close()
 			imp := bookImport{name: name, in: bufio.NewReaderSize(cr, 64<<10), overwrite: overwrite, stdout: a.stdout, stderr: a.stderr}
 			// A binary file says its board: a book made for it is of that
@@ -121,13 +123,13 @@ type bookImport struct {
 func (imp *bookImport) binaryHeader() (*book.BinaryHeader, error) {
 	head, err := imp.in.Peek(book.BinaryMagicLen)
 	if !book.IsBinary(head) {
-		if errors.Is(err, errInterrupted) {
+		if errors.Is(err, ctxio.ErrStopped) {
 			return nil, errInterrupted
 		}
 		return nil, nil // text, or a read error the text import meets
 	}
 	head, err = imp.in.Peek(book.BinaryHeaderLen)
-	if errors.Is(err, errInterrupted) {
+	if errors.Is(err, ctxio.ErrStopped) {
 		return nil, errInterrupted
 	}
 	r, err := book.NewBinaryReader(bytes.NewReader(head))
@@ -149,14 +151,14 @@ func (imp *bookImport) run(bk *book.Book) error {
 		unit = "records"
 		st, err = bk.ImportBinary(imp.in, opts)
 		fmt.Fprintf(imp.stdout, "%s: %s records: %s entries written, %s held already, %s conflicting\n",
-			imp.name, formatCount(st.Lines), formatCount(st.Entries), formatCount(st.Held), formatCount(st.Conflicts))
+			imp.name, human.Count(st.Lines), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts))
 	} else {
 		st, err = bk.ImportText(imp.in, opts)
 		fmt.Fprintf(imp.stdout, "%s: %s lines: %s entries written, %s held already, %s conflicting, %s skipped (blank or comment), %s bad\n",
-			imp.name, formatCount(st.Lines), formatCount(st.Entries), formatCount(st.Held), formatCount(st.Conflicts), formatCount(st.Skipped), formatCount(st.Bad))
+			imp.name, human.Count(st.Lines), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts), human.Count(st.Skipped), human.Count(st.Bad))
 	}
 	switch {
-	case errors.Is(err, errInterrupted):
+	case errors.Is(err, ctxio.ErrStopped):
 		return errInterrupted
 	case err != nil:
 		return fmt.Errorf("%s: %w", imp.name, err)

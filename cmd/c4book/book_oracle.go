@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -24,18 +22,4 @@ func useBook(s *solver.Solver, bk *book.Book) (*book.Oracle, error) {
 		return nil, errors.Join(err, o.Close())
 	}
 	return o, nil
-}
-
-// newBookSolver returns a solver of bk's board with the configured table
-// size, using bk as its oracle.
-func newBookSolver(bk *book.Book, cfg config.Config) (*solver.Solver, *book.Oracle, error) {
-	s, err := solver.New(bk.Board(), int64(cfg.Solver.TTSize))
-	if err != nil {
-		return nil, nil, fmt.Errorf("solver.tt-size: %w", err)
-	}
-	o, err := useBook(s, bk)
-	if err != nil {
-		return nil, nil, err
-	}
-	return s, o, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/human"
 )
 
 const bookRevokeLong = `Take the results of a worker found wrong or lying out of the book: every
@@ -96,9 +97,9 @@ func printRevoke(w io.Writer, path string, r book.RevokeReport) {
 	} else {
 		fmt.Fprintf(w, "Worker %s (number %d) revoked in %s:\n", r.Worker.Name, r.Worker.Number, path)
 	}
-	fmt.Fprintf(w, "  removed %s entries it solved (%s)\n", formatCount(solved), depthSpan(r.Solved))
+	fmt.Fprintf(w, "  removed %s entries it solved (%s)\n", human.Count(solved), depthSpan(r.Solved))
 	if derived > 0 {
-		fmt.Fprintf(w, "  removed %s derived entries that may depend on them (%s)\n", formatCount(derived), depthSpan(r.Derived))
+		fmt.Fprintf(w, "  removed %s derived entries that may depend on them (%s)\n", human.Count(derived), depthSpan(r.Derived))
 	}
 	if len(r.Jobs) > 0 {
 		fmt.Fprintf(w, "  jobs to run again: %s\n", strings.Join(r.Jobs, ", "))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/human"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -63,7 +64,7 @@ func writeBookStats(bk *book.Book, w io.Writer) error {
 	fmt.Fprintln(tw, "job\tstate\troot\tdepth\tplanned\tsolved\tderived\tupdated\t")
 	for _, j := range jobs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", j.ID, j.State, solver.FormatMoves(j.Root), j.Depth,
-			formatCount(j.Planned), formatCount(j.Solved), formatCount(j.Derived), j.Updated.Format("2006-01-02 15:04:05Z07:00"))
+			human.Count(j.Planned), human.Count(j.Solved), human.Count(j.Derived), j.Updated.Format("2006-01-02 15:04:05Z07:00"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -82,9 +83,9 @@ func writeStatsTable(w io.Writer, st *book.Stats) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "depth\tentries\tsolved\tat once\tderived\timported\t\n")
 	row := func(depth string, entries int64, by [4]int64, atOnce int64) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", depth, formatCount(entries),
-			formatCount(by[book.OriginSolved]), formatCount(atOnce),
-			formatCount(by[book.OriginDerived]-atOnce), formatCount(by[book.OriginImported]))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", depth, human.Count(entries),
+			human.Count(by[book.OriginSolved]), human.Count(atOnce),
+			human.Count(by[book.OriginDerived]-atOnce), human.Count(by[book.OriginImported]))
 	}
 	for _, d := range st.Depths {
 		row(strconv.Itoa(d.Depth), d.Entries, d.ByOrigin, d.AtOnce)
@@ -98,6 +99,6 @@ func writeStatsTable(w io.Writer, st *book.Stats) error {
 		perEntry = float64(st.TableBytes) / float64(st.Entries)
 	}
 	_, err := fmt.Fprintf(w, "board %s, format %d, %d jobs\ndisk %s bytes (tables %s bytes, %.2f bytes/entry)\n",
-		st.Board, st.FormatVersion, st.Jobs, formatCount(st.DiskBytes), formatCount(st.TableBytes), perEntry)
+		st.Board, st.FormatVersion, st.Jobs, human.Count(st.DiskBytes), human.Count(st.TableBytes), perEntry)
 	return err
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/human"
+	"github.com/c4book/c4book/progress"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -98,7 +100,7 @@ func newBookVerifyCommand(a *app) *cobra.Command {
 // error the progress of its re-solving.
 func verifyBook(cmd *cobra.Command, bk *book.Book, opts *book.VerifyOptions, w io.Writer) error {
 	if opts.Solver != nil {
-		opts.Progress = newStepProgress(cmd.ErrOrStderr(), "re-solved", "entries", 10*time.Second).update
+		opts.Progress = progress.NewStep(cmd.ErrOrStderr(), "re-solved", "entries", 10*time.Second).Update
 	}
 	r, err := bk.Verify(cmd.Context(), opts)
 	if err != nil {
@@ -109,24 +111,24 @@ func verifyBook(cmd *cobra.Command, bk *book.Book, opts *book.VerifyOptions, w i
 	}
 	writeVerifyReport(w, r, opts)
 	if !r.OK() {
-		return fmt.Errorf("book %s: %s corrupt entries, %s wrong scores", bk.Path(), formatCount(r.Corrupt), formatCount(r.Disagreements))
+		return fmt.Errorf("book %s: %s corrupt entries, %s wrong scores", bk.Path(), human.Count(r.Corrupt), human.Count(r.Disagreements))
 	}
 	return nil
 }
 
 // writeVerifyReport writes the counts of r, a Verify with opts.
 func writeVerifyReport(w io.Writer, r book.VerifyReport, opts *book.VerifyOptions) {
-	fmt.Fprintf(w, "%s entries read, %s corrupt\n", formatCount(r.Entries), formatCount(r.Corrupt))
-	fmt.Fprintf(w, "%s checked against their children, %s not (a child is missing)\n", formatCount(r.ChildChecked), formatCount(r.ChildSkipped))
+	fmt.Fprintf(w, "%s entries read, %s corrupt\n", human.Count(r.Entries), human.Count(r.Corrupt))
+	fmt.Fprintf(w, "%s checked against their children, %s not (a child is missing)\n", human.Count(r.ChildChecked), human.Count(r.ChildSkipped))
 	switch {
 	case opts.Solved:
-		fmt.Fprintf(w, "%s re-solved: every solved entry of depth %d and more (%s)", formatCount(r.Resolved), opts.SampleMinDepth, formatCount(r.SolvedEntries))
+		fmt.Fprintf(w, "%s re-solved: every solved entry of depth %d and more (%s)", human.Count(r.Resolved), opts.SampleMinDepth, human.Count(r.SolvedEntries))
 		if opts.Sample > 0 {
 			fmt.Fprintf(w, ", and a sample of the others (seed %d)", opts.Seed)
 		}
 		fmt.Fprintln(w)
 	case opts.Sample > 0:
-		fmt.Fprintf(w, "%s re-solved (seed %d, depth %d and more)\n", formatCount(r.Resolved), opts.Seed, opts.SampleMinDepth)
+		fmt.Fprintf(w, "%s re-solved (seed %d, depth %d and more)\n", human.Count(r.Resolved), opts.Seed, opts.SampleMinDepth)
 	}
-	fmt.Fprintf(w, "%s disagreements\n", formatCount(r.Disagreements))
+	fmt.Fprintf(w, "%s disagreements\n", human.Count(r.Disagreements))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/human"
 	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
@@ -116,7 +117,7 @@ func TestCoordinator_failedTasks(t *testing.T) {
 	t.Setenv("C4BOOK_QUEUE_MAX_DELIVER", "")
 	r = run(t, "", jobArgs("coordinator", bookPath, "--nats", url)...)
 	wantOK(t, r)
-	if got := summaryValue(r.stdout, "solved by workers"); got != formatCount(len(held.Task.Keys)) {
+	if got := summaryValue(r.stdout, "solved by workers"); got != human.Count(len(held.Task.Keys)) {
 		t.Errorf("run again: %s positions solved, want the %d of the failed task\n%s", got, len(held.Task.Keys), r.stdout)
 	}
 	w.stop()

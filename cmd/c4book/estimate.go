@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/human"
+	"github.com/c4book/c4book/progress"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -37,15 +39,6 @@ choice. Progress goes to standard error.`
 
 const estimateExample = `  c4book estimate --depth 12
   c4book estimate --depth 8 --root 4444 --json`
-
-// deriveRate is how many positions a second deriving goes through: a
-// model of the phase after the solving, small beside it (the quick start,
-// 2,342,855 positions above its leaves, derived in about 5 s on 2 cores).
-const deriveRate = 400_000
-
-// bookBytesPerEntry is a compacted book's size on disk per entry, the
-// directory's logs and manifest included (docs/benchmarks.md, "The book").
-const bookBytesPerEntry = 5.74
 
 // estimateCores are the machine sizes the wall time is predicted for.
 var estimateCores = []int{1, 2, 8, 64}
@@ -84,9 +77,9 @@ func newEstimateCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			progress := newStepProgress(a.stderr, "solving the sample", "leaves", 5*time.Second)
+			step := progress.NewStep(a.stderr, "solving the sample", "leaves", 5*time.Second)
 			e, err := coordinator.EstimateJob(cmd.Context(), spec, bk, filepath.Join(coordinator.PlansDir(bk.Path()), spec.ID()), coordinator.EstimateOptions{
-				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: func(done, total int) { progress.update(int64(done), int64(total)) },
+				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: func(done, total int) { step.Update(int64(done), int64(total)) },
 			})
 			if err != nil {
 				if cmd.Context().Err() != nil {
@@ -135,38 +128,29 @@ type estimateJSON struct {
 	SpentSeconds   float64          `json:"spent_seconds"`
 }
 
-// wall returns the predicted wall time of the job on cores cores: the
-// planning, the solving shared out among as many cores as there are tasks
-// (never less than the hardest leaf), and the deriving.
-func wall(e coordinator.Estimate, cores int) time.Duration {
-	solve := max(e.CPU/time.Duration(max(1, min(cores, e.Tasks))), e.HardestLeaf)
-	derive := time.Duration(float64(e.Plan.Positions-e.Plan.Leaves) / deriveRate * float64(time.Second))
-	return e.PlanTime + solve + derive
-}
-
 // printEstimate writes what estimate found.
 func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, seed uint64, asJSON bool) {
 	fmt.Fprintf(w, "Job %s: %s positions, %s to solve in %s tasks of %d (planned in %v; the plan is kept for the job).\n",
-		spec.ID(), formatCount(e.Plan.Positions), formatCount(e.Plan.Leaves), formatCount(e.Tasks), spec.TaskSize, formatSpan(e.PlanTime))
+		spec.ID(), human.Count(e.Plan.Positions), human.Count(e.Plan.Leaves), human.Count(e.Tasks), spec.TaskSize, human.Span(e.PlanTime))
 	if e.Tasks == 0 {
 		fmt.Fprintln(w, "Nothing to solve: the book holds every leaf.")
 	} else {
 		fmt.Fprintf(w, "Sample: %s leaves measured in %d runs (%s more solved to warm the table; seed %d), in %v.\n",
-			formatCount(e.Measured), e.Runs, formatCount(e.Warmup), seed, formatSpan(e.Spent))
+			human.Count(e.Measured), e.Runs, human.Count(e.Warmup), seed, human.Span(e.Spent))
 		fmt.Fprintf(w, "CPU to solve: %v (95%%: %v to %v) on one thread, about %.3g nodes.\n",
-			formatSpan(e.CPU), formatSpan(e.CPULow), formatSpan(e.CPUHigh), e.Nodes)
+			human.Span(e.CPU), human.Span(e.CPULow), human.Span(e.CPUHigh), e.Nodes)
 		fmt.Fprint(w, "Wall time:")
 		for i, c := range estimateCores {
 			sep := ","
 			if i == 0 {
 				sep = ""
 			}
-			fmt.Fprintf(w, "%s %d core%s %v", sep, c, plural(c), formatSpan(wall(e, c)))
+			fmt.Fprintf(w, "%s %d core%s %v", sep, c, plural(c), human.Span(e.Wall(c)))
 		}
 		fmt.Fprintf(w, " (the hardest leaf measured: %v).\n", e.HardestLeaf.Round(time.Millisecond))
 	}
-	bookBytes := int64(float64(e.Plan.Positions) * bookBytesPerEntry)
-	fmt.Fprintf(w, "Book: about %.1f MB on disk once compacted (%s entries).\n", float64(bookBytes)/1e6, formatCount(e.Plan.Positions))
+	bookBytes := e.BookBytes()
+	fmt.Fprintf(w, "Book: about %.1f MB on disk once compacted (%s entries).\n", float64(bookBytes)/1e6, human.Count(e.Plan.Positions))
 	if !asJSON {
 		return
 	}
@@ -174,7 +158,7 @@ func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, s
 		SampleRuns: e.Runs, WarmupLeaves: e.Warmup, Seed: seed, CPUSeconds: e.CPU.Seconds(), CPUSecondsLow: e.CPULow.Seconds(), CPUSecondsHigh: e.CPUHigh.Seconds(),
 		Nodes: e.Nodes, HardestLeaf: e.HardestLeaf.Seconds(), WallSeconds: map[string]int64{}, BookBytes: bookBytes, SpentSeconds: e.Spent.Seconds()}
 	for _, c := range estimateCores {
-		j.WallSeconds[fmt.Sprint(c)] = int64(wall(e, c).Seconds())
+		j.WallSeconds[fmt.Sprint(c)] = int64(e.Wall(c).Seconds())
 	}
 	data, _ := json.Marshal(j)
 	fmt.Fprintln(w, string(data))

@@ -16,7 +16,9 @@ import (
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/human"
 	"github.com/c4book/c4book/jobproc"
+	"github.com/c4book/c4book/metrics"
 )
 
 const generateLong = `Build an opening book: the exact score of every position reachable from
@@ -120,12 +122,12 @@ type jobOptions struct {
 // error.
 func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (err error) {
 	console := newConsole(a.stderr, isTerminal(a.stderr), newLogStyle(cfg.Log))
-	console.width = terminalWidth(a.stderr)
+	console.Width = terminalWidth(a.stderr)
 	log := console.logger()
 	p, err := jobproc.New(jobproc.Options{
 		Config: cfg, Command: opts.command, Workers: opts.workers,
 		Log: log, PartLog: console.partLogger(), NATSLog: console.quietLogger(),
-		Progress: console.update,
+		Progress: console.Update,
 		Listening: func(url string, keys bool) {
 			fmt.Fprintf(a.stdout, "NATS server listening: workers connect to %s\nOn each worker machine run:\n\n    %s\n\n", url, workerCommandLine(cfg, url, keys))
 		},
@@ -135,46 +137,46 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		return err
 	}
 	// Served from the start: healthy while waiting for the server too.
-	metrics, err := startMetrics(cfg.Metrics.Listen, log)
+	metricsServer, err := metrics.Start(cfg.Metrics.Listen, log)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		metrics.close() // before the book its collectors read
+		metricsServer.Close() // before the book its collectors read
 		if cerr := p.Close(); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
-	if err := p.Start(ctx, metrics.registerer()); err != nil {
+	if err := p.Start(ctx, metricsServer.Registerer()); err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
 		return err
 	}
 	if !jobproc.LocalOnly(cfg) {
-		console.extra = p.WorkerCount
+		console.Extra = p.WorkerCount
 	}
 
 	progressCtx, stopProgress := context.WithCancel(ctx)
 	progressDone := make(chan struct{})
 	go func() {
 		defer close(progressDone)
-		console.run(progressCtx)
+		console.Run(progressCtx)
 	}()
 	sum, err := p.Run(ctx, func() {
 		stopProgress()
 		<-progressDone
-		console.stop()
+		console.Stop()
 		console.quieten()
 	})
 
 	switch {
 	case ctx.Err() != nil:
 		fmt.Fprintf(a.stderr, "Interrupted: the book %s holds every result stored so far (%s positions solved in this run). Run the same command again to resume.\n",
-			cfg.Book.Path, formatCount(sum.Solved))
+			cfg.Book.Path, human.Count(sum.Solved))
 		return errInterrupted
 	case sum.AlreadyDone:
-		fmt.Fprintf(a.stdout, "Job %s is already complete in %s (%s positions): nothing to do.\n", sum.JobID, cfg.Book.Path, formatCount(sum.Positions))
+		fmt.Fprintf(a.stdout, "Job %s is already complete in %s (%s positions): nothing to do.\n", sum.JobID, cfg.Book.Path, human.Count(sum.Positions))
 		return nil
 	case errors.Is(err, coordinator.ErrTasksFailed):
 		printSummary(a.stdout, cfg, sum)
@@ -205,45 +207,45 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 		if secs <= 0 {
 			return "-"
 		}
-		return formatRate(n / secs)
+		return human.Rate(n / secs)
 	}
-	row("positions", formatCount(s.Positions), "")
-	row("in the book before", formatCount(s.InBook), "")
-	row("solved by workers", formatCount(s.Solved), "")
-	row("scored at once", formatCount(s.Immediate), "")
-	row("derived", formatCount(s.Derived), "")
+	row("positions", human.Count(s.Positions), "")
+	row("in the book before", human.Count(s.InBook), "")
+	row("solved by workers", human.Count(s.Solved), "")
+	row("scored at once", human.Count(s.Immediate), "")
+	row("derived", human.Count(s.Derived), "")
 	if s.Rejected > 0 {
-		row("results rejected", formatCount(s.Rejected), "")
+		row("results rejected", human.Count(s.Rejected), "")
 	}
 	if s.Unsigned > 0 {
-		row("results unsigned", formatCount(s.Unsigned), "(on a registered worker's subject, not signed by its key: refused, not counted against it)")
+		row("results unsigned", human.Count(s.Unsigned), "(on a registered worker's subject, not signed by its key: refused, not counted against it)")
 	}
 	if s.Ignored > 0 || len(s.Quarantined) > 0 {
-		row("results ignored", formatCount(s.Ignored), "(quarantined: "+strings.Join(s.Quarantined, ", ")+")")
+		row("results ignored", human.Count(s.Ignored), "(quarantined: "+strings.Join(s.Quarantined, ", ")+")")
 	}
 	if s.CrossChecked > 0 || s.Disagreements > 0 {
-		row("cross-checked tasks", formatCount(s.CrossChecked+s.Disagreements), crossCheckNote(s))
+		row("cross-checked tasks", human.Count(s.CrossChecked+s.Disagreements), crossCheckNote(s))
 	}
 	switch {
 	case cfg.Queue.CrossCheck > 0 && jobproc.LocalOnly(cfg):
 		row("cross-checks", "skipped", "(the only worker is this process's: nobody to check it against)")
 	case s.CrossSkipped > 0:
-		row("cross-checks skipped", formatCount(s.CrossSkipped), "(tasks whose copies one worker answered alone, before any other: stored on its word)")
+		row("cross-checks skipped", human.Count(s.CrossSkipped), "(tasks whose copies one worker answered alone, before any other: stored on its word)")
 	}
 	if len(s.Repaired) > 0 {
 		row("queue set up again", fmt.Sprint(len(s.Repaired)), "(deleted while the job ran: "+strings.Join(s.Repaired, ", ")+")")
 	}
 	if s.Overdue > 0 {
-		row("tasks overdue", formatCount(s.Overdue), "(out too long, held by a worker that does not answer or lost from the queue: published again)")
+		row("tasks overdue", human.Count(s.Overdue), "(out too long, held by a worker that does not answer or lost from the queue: published again)")
 	}
 	if s.Requeued > 0 {
-		row("solved again", formatCount(s.Requeued), "(positions of workers quarantined after their results were stored)")
+		row("solved again", human.Count(s.Requeued), "(positions of workers quarantined after their results were stored)")
 	}
-	row("wall time", formatSpan(s.Wall), "")
+	row("wall time", human.Span(s.Wall), "")
 	if cpu, ok := processCPU(); ok {
 		row("cpu time", fmt.Sprintf("%.2fs", cpu.Seconds()), "(this process: user and system)")
 	}
-	row("nodes", formatCount(s.Nodes), "("+perSec(float64(s.Nodes))+"/s)")
+	row("nodes", human.Count(s.Nodes), "("+perSec(float64(s.Nodes))+"/s)")
 	row("positions solved/s", perSec(float64(s.Solved)), "")
 	printByWorker(w, s, perSec)
 }
@@ -253,9 +255,9 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 // disagreed, or when no other worker took a copy).
 func crossCheckNote(s coordinator.Summary) string {
 	agreed := s.CrossChecked + s.Disagreements - s.Refereed
-	note := fmt.Sprintf("(%s by two workers agreeing, %s by the coordinator's own solve", formatCount(agreed), formatCount(s.Refereed))
+	note := fmt.Sprintf("(%s by two workers agreeing, %s by the coordinator's own solve", human.Count(agreed), human.Count(s.Refereed))
 	if s.Disagreements > 0 {
-		note += fmt.Sprintf(": %s disagreements", formatCount(s.Disagreements))
+		note += fmt.Sprintf(": %s disagreements", human.Count(s.Disagreements))
 	}
 	return note + ")"
 }
@@ -285,10 +287,10 @@ func printByWorker(w io.Writer, s coordinator.Summary, perSec func(float64) stri
 			share = 100 * float64(n) / float64(s.Solved)
 		}
 		c := s.Workers[id]
-		fmt.Fprintf(tw, "    %s	%s positions	%.1f%%	%s/s	%s results accepted	%s rejected", id, formatCount(n), share, perSec(float64(n)),
-			formatCount(c.Accepted), formatCount(c.Rejected))
+		fmt.Fprintf(tw, "    %s	%s positions	%.1f%%	%s/s	%s results accepted	%s rejected", id, human.Count(n), share, perSec(float64(n)),
+			human.Count(c.Accepted), human.Count(c.Rejected))
 		if cross {
-			fmt.Fprintf(tw, "	cross-checks %s passed	%s failed", formatCount(c.CrossPassed), formatCount(c.CrossFailed))
+			fmt.Fprintf(tw, "	cross-checks %s passed	%s failed", human.Count(c.CrossPassed), human.Count(c.CrossFailed))
 		}
 		fmt.Fprintln(tw)
 	}

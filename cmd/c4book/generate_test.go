@@ -10,6 +10,7 @@ import (
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/human"
 	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
@@ -30,7 +31,7 @@ func TestGenerate_Run(t *testing.T) {
 		r := run(t, "", generateArgs(bookPath)...)
 		wantOK(t, r)
 		n := checkGeneratedBook(t, bookPath, b, "", 10, 400)
-		if got := summaryValue(r.stdout, "positions"); got != formatCount(n) {
+		if got := summaryValue(r.stdout, "positions"); got != human.Count(n) {
 			t.Errorf("summary: %s positions, want %d", got, n)
 		}
 		for _, want := range []string{
@@ -211,7 +212,7 @@ func TestPrintByWorker(t *testing.T) {
 			"mallory": {Rejected: 3},
 		},
 	}
-	perSec := func(n float64) string { return formatRate(n / 10) }
+	perSec := func(n float64) string { return human.Rate(n / 10) }
 	var b strings.Builder
 	printByWorker(&b, s, perSec)
 	want := "  by worker:\n" +

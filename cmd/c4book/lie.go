@@ -2,20 +2,17 @@
 
 // The lying worker: a fault injection for tests, built only with the tag
 // c4book_testlie (go build -tags c4book_testlie ./cmd/c4book, as
-// scripts/liar.sh does), so that no binary in use carries it.
+// scripts/liar.sh does), so that no binary in use carries it. Here are its
+// settings; the liar itself is worker.LyingPublisher (worker/lie.go).
 
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
-	"sync/atomic"
 
-	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/worker"
 )
 
@@ -46,8 +43,8 @@ const liePositionsEnv = "C4BOOK_TEST_LIE_POSITIONS"
 // settings it refuses, or what wraps the worker's publisher once the
 // worker has its tasks (nil: nothing to inject), which returns the
 // function to call as the worker stops. Here it wraps the publisher in a
-// lyingPublisher when lieEnv or liePositionsEnv is set, and says so on
-// stderr, at the start and with the count of lies at the end
+// worker.LyingPublisher when lieEnv or liePositionsEnv is set, and says
+// so on stderr, at the start and with the count of lies at the end
 // (scripts/liar.sh reads that count).
 func faultInjection(stderr io.Writer) (func(worker.Publisher) (worker.Publisher, func()), error) {
 	f, positions, err := lieFraction()
@@ -55,14 +52,15 @@ func faultInjection(stderr io.Writer) (func(worker.Publisher) (worker.Publisher,
 		return nil, err
 	}
 	return func(pub worker.Publisher) (worker.Publisher, func()) {
-		liar := &lyingPublisher{Publisher: pub, fraction: f, positions: positions}
+		liar := &worker.LyingPublisher{Publisher: pub, Fraction: f, Positions: positions}
 		unit := "results"
 		if positions {
 			unit = "positions"
 		}
 		fmt.Fprintf(stderr, "FAULT INJECTION FOR TESTS: this worker publishes wrong scores for %g of its %s.\n", f, unit)
 		return liar, func() {
-			fmt.Fprintf(stderr, "FAULT INJECTION: %d of %d %s lied about.\n", liar.lies.Load(), liar.published.Load(), unit)
+			lies, published := liar.Lies()
+			fmt.Fprintf(stderr, "FAULT INJECTION: %d of %d %s lied about.\n", lies, published, unit)
 		}
 	}, nil
 }
@@ -86,51 +84,4 @@ func lieFraction() (f float64, positions bool, err error) {
 		positions = env == liePositionsEnv
 	}
 	return f, positions, nil
-}
-
-// lyingPublisher publishes a worker's results, a fraction of them with
-// every score changed into another that is possible at that depth and not
-// a win at once: a draw becomes -1 (a loss by the last stone), any other
-// score 0. For tests only (lieEnv).
-type lyingPublisher struct {
-	worker.Publisher
-	fraction  float64
-	positions bool         // the fraction is of positions, not of results
-	published atomic.Int64 // results, or positions
-	lies      atomic.Int64 // results, or positions, lied about
-}
-
-// lie returns the score a liar gives for the score s.
-func lie(s int8) int8 {
-	if s == 0 {
-		return -1
-	}
-	return 0
-}
-
-// PublishResult publishes r, a lie for result (or position) n when the
-// count of lies due, n times the fraction rounded down, grows.
-func (p *lyingPublisher) PublishResult(ctx context.Context, r queue.Result) error {
-	if p.positions {
-		scores := slices.Clone(r.Scores)
-		for i, s := range scores {
-			n := p.published.Add(1)
-			if int64(float64(n)*p.fraction) > int64(float64(n-1)*p.fraction) {
-				scores[i] = lie(s)
-				p.lies.Add(1)
-			}
-		}
-		r.Scores = scores
-		return p.Publisher.PublishResult(ctx, r)
-	}
-	n := p.published.Add(1)
-	if int64(float64(n)*p.fraction) > int64(float64(n-1)*p.fraction) {
-		scores := make([]int8, len(r.Scores))
-		for i, s := range r.Scores {
-			scores[i] = lie(s)
-		}
-		r.Scores = scores
-		p.lies.Add(1)
-	}
-	return p.Publisher.PublishResult(ctx, r)
 }

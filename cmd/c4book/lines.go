@@ -1,82 +1,125 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/ctxio"
 	"github.com/c4book/c4book/solver"
 )
 
-// Positions are read one a line, "moves" or "moves score", the format of
-// Pons' test sets. The empty board is written "-" (solver.EmptyMoves).
-
-// positionLine is a line holding a position.
-type positionLine struct {
-	num   int             // 1-based line number
-	moves string          // the move string as written; solver.EmptyMoves for the empty board
-	pos   solver.Position // the position it reaches
-	score string          // the second field, "" if absent
+// positionInput is the input of solve and book get: positions given as
+// arguments, or read from standard input one a line, "moves" or "moves
+// score" (book.ParsePositionLine). An input that is not a position is
+// reported on stderr with its number, and the others are still answered;
+// the run then fails at the end.
+type positionInput struct {
+	board  *solver.Board
+	stderr io.Writer
+	// bulk says that lines are many and each is answered in a moment (book
+	// get: a lookup): a line is parsed without allocating, and ctx is
+	// looked at every 4096 lines, not before each.
+	bulk bool
+	bad  int // inputs that are not positions
 }
 
-// parsePositionLine parses a line "moves" or "moves score" of a position
-// on board b. The error says what is wrong, not where.
-func parsePositionLine(b *solver.Board, l textLine) (positionLine, error) {
-	if l.tooLong {
-		return positionLine{}, fmt.Errorf("longer than %d bytes, not a position: %s", book.MaxLineBytes, l.quoted)
+// answerFunc answers position p, written moves.
+type answerFunc func(ctx context.Context, moves []byte, p solver.Position) error
+
+// run answers args, or the lines of stdin if there is none, and then
+// calls flush.
+func (in *positionInput) run(ctx context.Context, args []string, stdin io.Reader, answer answerFunc, flush func() error) error {
+	n, what := len(args), "arguments"
+	var err error
+	if len(args) > 0 {
+		err = in.answerArgs(ctx, args, answer)
+	} else {
+		if isTerminal(stdin) {
+			fmt.Fprintln(in.stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
+		}
+		what = "lines"
+		n, err = in.answerLines(ctx, stdin, answer)
 	}
-	fields := strings.Fields(l.text)
-	if len(fields) < 1 || len(fields) > 2 {
-		return positionLine{}, fmt.Errorf(`want "moves" or "moves score", got %s`, l.quoted)
+	if err == nil {
+		err = flush()
 	}
-	p, err := b.Parse(fields[0])
-	if err != nil {
-		return positionLine{}, err
+	if err == nil && in.bad > 0 {
+		err = fmt.Errorf("%d of %d %s are not positions (see the messages above)", in.bad, n, what)
 	}
-	pl := positionLine{num: l.num, moves: fields[0], pos: p}
-	if len(fields) == 2 {
-		pl.score = fields[1]
-	}
-	return pl, nil
+	return err
 }
 
-// textLine is a line of input with its 1-based number.
-type textLine struct {
-	num     int
-	text    string // the first bytes only, if tooLong
-	tooLong bool   // longer than book.MaxLineBytes
-	quoted  string // the line quoted for messages, up to 40 bytes of it
+// answerArgs answers each argument.
+func (in *positionInput) answerArgs(ctx context.Context, args []string, answer answerFunc) error {
+	for i, moves := range args {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		moves = strings.TrimSpace(moves) // as lines are
+		p, err := in.board.Parse(moves)
+		if err != nil {
+			in.bad++
+			fmt.Fprintf(in.stderr, "argument %d: %v\n", i+1, err)
+			continue
+		}
+		if err := answer(ctx, []byte(solver.FormatMoves(moves)), p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// scanLines calls fn with each line of r that holds something (not blank,
-// not a comment: see book.Line.Ignorable), until the end of r or until fn
-// returns false. Lines of any length are read. It returns the read error,
-// if any, with the number of the line it happened on.
-func scanLines(r io.Reader, fn func(textLine) bool) error {
-	return book.ScanLines(r, func(l book.Line) bool {
-		return l.Ignorable() || fn(textLine{num: l.Num, text: string(l.Text), tooLong: l.TooLong, quoted: l.Quote()})
-	})
-}
-
-// readLines runs scanLines in a goroutine and sends the lines on the
-// returned channel, so that a caller waiting for input notices when ctx
-// ends. The channel is closed at the end of r or when ctx ends; then *errp
-// holds the read error, if any.
-func readLines(ctx context.Context, r io.Reader) (lines <-chan textLine, errp *error) {
-	ch := make(chan textLine)
-	errp = new(error)
-	go func() {
-		defer close(ch)
-		*errp = scanLines(r, func(l textLine) bool {
-			select {
-			case ch <- l:
+// answerLines answers each line of r that holds something, and returns
+// their number. In bulk, lines are scanned in place, and the moves of a
+// good line are played without a conversion to a string: a line costs an
+// answer and a few hundred nanoseconds more.
+func (in *positionInput) answerLines(ctx context.Context, r io.Reader, answer answerFunc) (n int, err error) {
+	cr := ctxio.NewReader(ctx, r)
+	defer cr.Close()
+	checkEvery := 1
+	if in.bulk {
+		checkEvery = 4096
+	}
+	var answerErr error
+	err = book.ScanLines(cr, func(l book.Line) bool {
+		if l.Ignorable() {
+			return true
+		}
+		n++
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			answerErr = errInterrupted
+			return false
+		}
+		var moves []byte
+		var p solver.Position
+		ok := false
+		if in.bulk && !l.TooLong {
+			moves, p, ok = book.ParsePositionBytes(in.board, bytes.TrimSpace(l.Text))
+		}
+		if !ok {
+			// The slow path says what is wrong (or, should the fast one
+			// have refused a good line, answers it).
+			pl, err := book.ParsePositionLine(in.board, l)
+			if err != nil {
+				in.bad++
+				fmt.Fprintf(in.stderr, "line %d: %v\n", l.Num, err)
 				return true
-			case <-ctx.Done():
-				return false
 			}
-		})
-	}()
-	return ch, errp
+			moves, p = []byte(pl.Moves), pl.Pos
+		}
+		answerErr = answer(ctx, moves, p)
+		return answerErr == nil
+	})
+	switch {
+	case answerErr != nil:
+		return n, answerErr
+	case errors.Is(err, ctxio.ErrStopped):
+		return n, errInterrupted
+	}
+	return n, err
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/c4book/c4book/config"
+	"github.com/c4book/c4book/progress"
 )
 
 // logStyle is how a command logs: the format and the level of log.format
@@ -51,4 +53,54 @@ func shortTime(groups []string, a slog.Attr) slog.Attr {
 		return slog.String(slog.TimeKey, a.Value.Time().Format(time.TimeOnly))
 	}
 	return a
+}
+
+// console is standard error while a command runs: a progress.Console,
+// which shows a job's progress, and the loggers that write through it
+// without tearing its bar. Its methods are safe for concurrent use.
+type console struct {
+	*progress.Console
+	logs  logStyle
+	quiet atomic.Bool // drop the messages of quietLogger's loggers
+}
+
+// newConsole returns a console writing to out, with loggers of style
+// logs. It draws a bar if out is a terminal (term) and the logs are text:
+// JSON lines are for programs, which a bar redrawn between them would
+// garble, so with JSON logs the progress is a plain line every ten
+// seconds.
+func newConsole(out io.Writer, term bool, logs logStyle) *console {
+	return &console{Console: progress.NewConsole(out, term && !logs.json), logs: logs}
+}
+
+// logger returns a logger writing through the console from log.level up:
+// for the command's own messages.
+func (c *console) logger() *slog.Logger {
+	return slog.New(c.logs.handler(c, c.logs.level))
+}
+
+// partLogger returns a logger writing through the console from
+// logStyle.partLevel up: for a part the command runs beside its own work.
+func (c *console) partLogger() *slog.Logger {
+	return slog.New(c.logs.handler(c, c.logs.partLevel()))
+}
+
+// quietLogger returns a logger like partLogger that writes nothing once
+// quieten is called: for connections, whose closing at the end is no
+// news.
+func (c *console) quietLogger() *slog.Logger {
+	return slog.New(c.logs.handler(quietWriter{c}, c.logs.partLevel()))
+}
+
+// quieten silences the loggers of quietLogger.
+func (c *console) quieten() { c.quiet.Store(true) }
+
+// quietWriter writes to its console until the console is quietened.
+type quietWriter struct{ c *console }
+
+func (w quietWriter) Write(p []byte) (int, error) {
+	if w.c.quiet.Load() {
+		return len(p), nil
+	}
+	return w.c.Write(p)
 }

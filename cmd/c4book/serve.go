@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/jobproc"
+	"github.com/c4book/c4book/metrics"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/serve"
 )
@@ -140,33 +138,16 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 	}
 	defer srv.Close()
 
-	metrics, err := startMetrics(cfg.Metrics.Listen, log, srv.Metrics().Collectors()...)
+	metricsServer, err := metrics.Start(cfg.Metrics.Listen, log, srv.Metrics().Collectors()...)
 	if err != nil {
 		return err
 	}
-	defer metrics.close()
+	defer metricsServer.Close()
 
 	ln, err := net.Listen("tcp", cfg.Serve.Listen)
 	if err != nil {
 		return fmt.Errorf("serve.listen: %w", err)
 	}
-	hs := srv.HTTPServer()
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
 	fmt.Fprintf(a.stderr, "Serving %v on http://%s/ (Ctrl-C to stop).\n", srv, ln.Addr())
-
-	select {
-	case err := <-done:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil {
-		hs.Close()
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return srv.Serve(ctx, ln)
 }

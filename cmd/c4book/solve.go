@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,8 +64,9 @@ func newSolveCommand(a *app) *cobra.Command {
 			}
 			defer startHelpers(s, cfg.Solver.Threads)()
 			r := &solveRun{s: s, weak: weak, analyze: analyze, nodes: nodes, out: bufio.NewWriter(a.stdout), stderr: a.stderr}
+			in := &positionInput{board: s.Board(), stderr: a.stderr}
 			if bookPath == "" {
-				return r.run(cmd.Context(), args, a.stdin)
+				return in.run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush)
 			}
 			bk, err := openBook(cmd, cfg, bookPath, bookReadOnly)
 			if err != nil {
@@ -75,7 +75,7 @@ func newSolveCommand(a *app) *cobra.Command {
 			if r.oracle, err = useBook(s, bk); err != nil {
 				return closeBook(bk, err)
 			}
-			err = r.run(cmd.Context(), args, a.stdin)
+			err = in.run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush)
 			if cerr := r.oracle.Close(); err == nil {
 				err = cerr
 			}
@@ -99,83 +99,13 @@ type solveRun struct {
 	oracle        *book.Oracle // the book s asks (--book), or nil
 	out           *bufio.Writer
 	stderr        io.Writer
-	bad           int // inputs that are not positions
-}
-
-// run answers args, or the lines of stdin if there is none.
-func (r *solveRun) run(ctx context.Context, args []string, stdin io.Reader) error {
-	if len(args) > 0 {
-		return r.solveArgs(ctx, args)
-	}
-	if isTerminal(stdin) {
-		fmt.Fprintln(r.stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
-	}
-	return r.solveLines(ctx, stdin)
-}
-
-// solveArgs answers each argument.
-func (r *solveRun) solveArgs(ctx context.Context, args []string) error {
-	for i, moves := range args {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		moves = strings.TrimSpace(moves) // as lines are
-		p, err := r.s.Board().Parse(moves)
-		if err != nil {
-			r.bad++
-			fmt.Fprintf(r.stderr, "argument %d: %v\n", i+1, err)
-			continue
-		}
-		if err := r.answer(ctx, solver.FormatMoves(moves), p); err != nil {
-			return err
-		}
-	}
-	return r.result(len(args), "arguments")
-}
-
-// solveLines answers each line of in.
-func (r *solveRun) solveLines(ctx context.Context, in io.Reader) error {
-	lines, readErr := readLines(ctx, in)
-	n := 0
-	for {
-		var l textLine
-		var ok bool
-		select {
-		case l, ok = <-lines:
-		case <-ctx.Done():
-			return errInterrupted
-		}
-		if !ok {
-			break
-		}
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		n++
-		pl, err := parsePositionLine(r.s.Board(), l)
-		if err != nil {
-			r.bad++
-			fmt.Fprintf(r.stderr, "line %d: %v\n", l.num, err)
-			continue
-		}
-		if err := r.answer(ctx, pl.moves, pl.pos); err != nil {
-			return err
-		}
-	}
-	if ctx.Err() != nil {
-		return errInterrupted
-	}
-	if *readErr != nil {
-		return *readErr
-	}
-	return r.result(n, "lines")
 }
 
 // answer writes the line answering position p, written moves, and flushes
 // it: the solver is far slower than a write, and a long run shows its
 // results as they come. An exact solve stops when ctx ends
 // (errInterrupted); -w and -a finish the position first.
-func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) error {
+func (r *solveRun) answer(ctx context.Context, moves []byte, p solver.Position) error {
 	r.s.ResetNodes()
 	if over := gameOver(&p); over != "" {
 		fmt.Fprintf(r.stderr, "%s: %s\n", moves, over)
@@ -183,10 +113,10 @@ func (r *solveRun) answer(ctx context.Context, moves string, p solver.Position) 
 	switch {
 	case r.analyze:
 		scores, ok := r.s.Analyze(p)
-		r.out.WriteString(moves)
+		r.out.Write(moves)
 		for col, v := range scores {
 			if !ok[col] {
-				v = unplayable
+				v = book.Unplayable
 			}
 			fmt.Fprintf(r.out, " %d", v)
 		}
@@ -219,17 +149,4 @@ func gameOver(p *solver.Position) string {
 		return "the game is over: the board is full"
 	}
 	return ""
-}
-
-// unplayable is the score printed for a column that cannot be played, as
-// Pons' solver prints it.
-const unplayable = -1000
-
-// result is the error of a run over n inputs (of what), or nil if all
-// were positions.
-func (r *solveRun) result(n int, what string) error {
-	if r.bad > 0 {
-		return fmt.Errorf("%d of %d %s are not positions (see the messages above)", r.bad, n, what)
-	}
-	return nil
 }

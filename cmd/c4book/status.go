@@ -1,26 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"slices"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
+	"github.com/c4book/c4book/status"
 )
 
 const statusLong = `Show the jobs and the workers of a NATS server (--nats URL, nats.url).
@@ -165,22 +159,9 @@ func statusError(cfg config.Config, err error) error {
 // that between two reports of a coordinator.
 const defaultWatchInterval = coordinator.DefaultStatusEvery
 
-// workerReport is a worker's status with its rate, as status prints it.
-type workerReport struct {
-	queue.WorkerStatus
-	Rate float64 `json:"rate"` // positions solved per second from Started to Seen
-}
-
-// statusReport is what status prints.
-type statusReport struct {
-	Jobs    []queue.JobStatus `json:"jobs"`
-	Missing []string          `json:"missing,omitempty"` // jobs asked for that have no status
-	Workers []workerReport    `json:"workers"`
-}
-
 // runStatus prints the status of the jobs named (all jobs if none is), and
 // of the workers; with a positive interval, again every interval until
-// ctx is done (watchStatus).
+// ctx is done (status.Watch).
 func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, asJSON bool, interval time.Duration) error {
 	for _, id := range jobs {
 		if err := queue.ValidJobID(id); err != nil {
@@ -196,9 +177,9 @@ func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, as
 	}
 	defer conn.Close()
 	if interval > 0 {
-		return statusError(cfg, watchStatus(ctx, a.stdout, isTerminal(a.stdout), conn, jobs, interval))
+		return statusError(cfg, status.Watch(ctx, a.stdout, isTerminal(a.stdout), conn, jobs, interval))
 	}
-	rep, err := readStatus(ctx, conn, jobs)
+	rep, err := status.Read(ctx, conn, jobs)
 	if errors.Is(err, queue.ErrNotReady) {
 		return fmt.Errorf("no coordinator has set up the queue on %s yet: %w", cfg.NATS.URL, err)
 	}
@@ -210,258 +191,6 @@ func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, as
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printStatus(a.stdout, rep, time.Now(), nil)
+	status.Print(a.stdout, rep, time.Now(), nil)
 	return nil
-}
-
-// readStatus reads the statuses of the jobs named (all jobs if none is)
-// and of the workers.
-func readStatus(ctx context.Context, conn *queue.Conn, jobs []string) (statusReport, error) {
-	rep := statusReport{Jobs: []queue.JobStatus{}, Workers: []workerReport{}}
-	ws, err := conn.Workers(ctx)
-	if err != nil {
-		return rep, err
-	}
-	for _, w := range ws {
-		rep.Workers = append(rep.Workers, workerReport{WorkerStatus: w, Rate: workerRate(w)})
-	}
-	if len(jobs) == 0 {
-		all, err := conn.Jobs(ctx)
-		if err != nil {
-			return rep, err
-		}
-		rep.Jobs = append(rep.Jobs, all...)
-	}
-	for _, id := range jobs {
-		s, err := conn.JobStatus(ctx, id)
-		switch {
-		case errors.Is(err, queue.ErrNotFound):
-			rep.Missing = append(rep.Missing, id)
-			continue
-		case err != nil:
-			return rep, err
-		}
-		rep.Jobs = append(rep.Jobs, s)
-	}
-	return rep, nil
-}
-
-// clearScreen moves the cursor home and clears a terminal.
-const clearScreen = "\x1b[H\x1b[2J"
-
-// watchStatus writes the status to out every interval until ctx is done,
-// and then returns nil. On a terminal (term) each report replaces the one
-// before; otherwise the reports follow one another, a blank line between
-// two. Each starts with a line saying when and where it was read. A
-// server that does not answer, or a queue not set up yet, is said in place
-// of the report, and the watch goes on; other errors end it.
-func watchStatus(ctx context.Context, out io.Writer, term bool, conn *queue.Conn, jobs []string, interval time.Duration) error {
-	hist := newJobHistory()
-	url := conn.ConnectedURL()
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for n := 0; ; n++ {
-		// A refresh that does not answer is given up on, to try again.
-		rctx, cancel := context.WithTimeout(ctx, max(interval, 5*time.Second))
-		rep, err := readStatus(rctx, conn, jobs)
-		cancel()
-		if ctx.Err() != nil {
-			return nil
-		}
-		if u := conn.ConnectedURL(); u != "" {
-			url = u
-		}
-		now := time.Now()
-		var b bytes.Buffer
-		fmt.Fprintf(&b, "Status of %s at %s, every %v\n", url, now.Format(time.TimeOnly), interval)
-		switch {
-		case err == nil:
-			hist.add(rep.Jobs)
-			printStatus(&b, rep, now, hist)
-		case errors.Is(err, queue.ErrNotReady):
-			fmt.Fprintln(&b, "No coordinator has set up the queue on this server yet.")
-		case queue.Transient(err):
-			fmt.Fprintf(&b, "The NATS server does not answer (%v): trying again.\n", err)
-		default:
-			return err
-		}
-		switch {
-		case term:
-			io.WriteString(out, clearScreen)
-		case n > 0:
-			io.WriteString(out, "\n")
-		}
-		out.Write(b.Bytes())
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
-}
-
-// statusStaleAfter is how long a job's latest report may be old before
-// status --watch stops showing a rate and an ETA for it: its coordinator
-// reports every 5 seconds, so it is stopped, or cut off.
-const statusStaleAfter = time.Minute
-
-// jobHistory is what status --watch remembers of each job from one
-// refresh to the next: its latest report and the one before it (reports
-// told apart by their time, Updated; the coordinator reports every 5
-// seconds, whatever --interval is).
-type jobHistory struct {
-	latest, previous map[string]queue.JobStatus
-}
-
-func newJobHistory() *jobHistory {
-	return &jobHistory{latest: map[string]queue.JobStatus{}, previous: map[string]queue.JobStatus{}}
-}
-
-// add records the job reports of a refresh. A report no later than the
-// latest known of its job (the coordinator has not reported since) changes
-// nothing.
-func (h *jobHistory) add(jobs []queue.JobStatus) {
-	for _, j := range jobs {
-		last, ok := h.latest[j.JobID]
-		if ok && !j.Updated.After(last.Updated) {
-			continue
-		}
-		if ok {
-			h.previous[j.JobID] = last
-		}
-		h.latest[j.JobID] = j
-	}
-}
-
-// trend returns the RATE/S and ETA cells of job j, its latest report, as
-// of now: the positions done between its two latest reports over the time
-// between them, and the time the positions left take at that rate. The
-// rate is "-" and the ETA "--" until there are two reports of the phase;
-// with nothing done between them the rate is 0 and there is no ETA ("-");
-// nor is there one for a job not running, whose total is not known yet
-// (planning), or whose coordinator has not reported for statusStaleAfter.
-func (h *jobHistory) trend(j queue.JobStatus, now time.Time) (rate, eta string) {
-	switch book.JobState(j.State) {
-	case book.JobPlanning, book.JobSolving, book.JobDeriving:
-	default:
-		return "-", "-"
-	}
-	if now.Sub(j.Updated) > statusStaleAfter {
-		return "-", "-"
-	}
-	prev, ok := h.previous[j.JobID]
-	if !ok || prev.State != j.State || prev.Done > j.Done || !j.Updated.After(prev.Updated) {
-		return "-", "--"
-	}
-	r := float64(j.Done-prev.Done) / j.Updated.Sub(prev.Updated).Seconds()
-	if r == 0 {
-		return "0", "-"
-	}
-	if j.Total == 0 || j.Done >= j.Total {
-		return formatRate(r), "-"
-	}
-	return formatRate(r), formatSpan(time.Duration(float64(j.Total-j.Done) / r * float64(time.Second)))
-}
-
-// workerRate returns the positions a worker solved per second, from its
-// start to its last report.
-func workerRate(w queue.WorkerStatus) float64 {
-	if d := w.Seen.Sub(w.Started).Seconds(); d > 0 {
-		return float64(w.Solved) / d
-	}
-	return 0
-}
-
-// printStatus writes rep as two tables, times relative to now. With a
-// history (status --watch), each job also shows its rate and ETA
-// (jobHistory.trend).
-func printStatus(w io.Writer, rep statusReport, now time.Time, hist *jobHistory) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if len(rep.Jobs) == 0 {
-		fmt.Fprintln(w, "Jobs: none reported.")
-	} else {
-		// DONE and TOTAL count the positions of the phase the job is in:
-		// made while planning, solved while solving, scored while deriving.
-		trend := ""
-		if hist != nil {
-			trend = "RATE/S\tETA\t"
-		}
-		fmt.Fprintln(tw, "JOB\tSTATE\tDONE\tTOTAL\t%\t"+trend+"FAILED\tSTARTED\tUPDATED")
-		for _, j := range rep.Jobs {
-			pct := "-"
-			if j.Total > 0 {
-				pct = fmt.Sprintf("%.1f%%", 100*float64(j.Done)/float64(j.Total))
-			}
-			if hist != nil {
-				rate, eta := hist.trend(j, now)
-				trend = rate + "\t" + eta + "\t"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%d\t%s\t%s\n", j.JobID, j.State, formatCount(j.Done), formatCount(j.Total), pct, trend, j.Failed,
-				j.Started.Local().Format(time.DateTime), ago(now, j.Updated))
-		}
-		tw.Flush()
-	}
-	for _, j := range rep.Jobs {
-		if j.Message != "" {
-			fmt.Fprintf(w, "Job %s: %s\n", j.JobID, j.Message)
-		}
-		if len(j.Quarantined) > 0 {
-			fmt.Fprintf(w, "Job %s: quarantined workers (results ignored): %s\n", j.JobID, strings.Join(j.Quarantined, ", "))
-		}
-	}
-	for _, id := range rep.Missing {
-		fmt.Fprintf(w, "Job %s: no status on this server.\n", id)
-	}
-	printWorkerResults(w, rep.Jobs)
-	fmt.Fprintln(w)
-	if len(rep.Workers) == 0 {
-		fmt.Fprintln(w, "Workers: none seen in the last two minutes.")
-		return
-	}
-	fmt.Fprintln(tw, "WORKER\tHOST\tSOLVED\tTASKS\tRATE/S\tBUSY\tJOB\tLAST SEEN")
-	for _, s := range rep.Workers {
-		busy := "no"
-		if s.Busy {
-			busy = "yes"
-		}
-		job := s.JobID
-		if job == "" {
-			job = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.WorkerID, s.Host, formatCount(s.Solved), formatCount(s.Tasks),
-			formatRate(s.Rate), busy, job, ago(now, s.Seen))
-	}
-	tw.Flush()
-}
-
-// printWorkerResults writes, for the jobs whose coordinator counted any,
-// the results of each worker it accepted and rejected in its run, and the
-// cross-checks each passed and failed.
-func printWorkerResults(w io.Writer, jobs []queue.JobStatus) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	header := false
-	for _, j := range jobs {
-		for _, id := range slices.Sorted(maps.Keys(j.Workers)) {
-			if !header {
-				fmt.Fprintln(w)
-				fmt.Fprintln(tw, "JOB\tWORKER\tACCEPTED\tREJECTED\tCROSS-CHECKS PASSED\tFAILED")
-				header = true
-			}
-			c := j.Workers[id]
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.JobID, id, formatCount(c.Accepted), formatCount(c.Rejected), formatCount(c.CrossPassed), formatCount(c.CrossFailed))
-		}
-	}
-	tw.Flush()
-}
-
-// ago writes how long before now t was: "3s ago".
-func ago(now, t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := now.Sub(t)
-	if d < 0 {
-		d = 0
-	}
-	return formatSpan(d.Round(time.Second)) + " ago"
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/status"
 )
 
 func TestStatus_Run(t *testing.T) {
@@ -51,7 +52,7 @@ func TestStatus_Run(t *testing.T) {
 	t.Run("json", func(t *testing.T) {
 		r := run(t, "", "status", "--nats", url, "--job", "5x4-d10", "--job", "5x4-d12", "--json")
 		wantOK(t, r)
-		var rep statusReport
+		var rep status.Report
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 			t.Fatalf("%v:\n%s", err, r.stdout)
 		}
@@ -72,7 +73,7 @@ func TestStatus_Run(t *testing.T) {
 		t.Setenv("C4BOOK_GENERATE_DEPTH", "10")
 		r := run(t, "", "status", "--nats", url, "--width=5", "--height=4", "--root=", "--json")
 		wantOK(t, r)
-		var rep statusReport
+		var rep status.Report
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 			t.Fatalf("%v:\n%s", err, r.stdout)
 		}
@@ -92,32 +93,6 @@ func TestStatus_Run(t *testing.T) {
 			t.Errorf("a worker that left is listed:\n%s", r.stdout)
 		}
 	})
-}
-
-// TestPrintWorkerResults: the results of each worker by job, in a table
-// after the jobs', and nothing for jobs whose coordinator counted none.
-func TestPrintWorkerResults(t *testing.T) {
-	jobs := []queue.JobStatus{
-		{JobID: "7x6-d8"},
-		{JobID: "7x6-d12", Workers: map[string]queue.WorkerResults{
-			"mallory": {Accepted: 2, Rejected: 3, CrossPassed: 1, CrossFailed: 2},
-			"alice":   {Accepted: 1234, CrossPassed: 5},
-		}},
-	}
-	var b strings.Builder
-	printWorkerResults(&b, jobs)
-	want := "\n" +
-		"JOB      WORKER   ACCEPTED  REJECTED  CROSS-CHECKS PASSED  FAILED\n" +
-		"7x6-d12  alice    1,234     0         5                    0\n" +
-		"7x6-d12  mallory  2         3         1                    2\n"
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
-	b.Reset()
-	printWorkerResults(&b, jobs[:1])
-	if b.Len() != 0 {
-		t.Errorf("a job without counts printed %q", b.String())
-	}
 }
 
 // TestStatus_help: the help claims no default job to show, since every
@@ -148,79 +123,6 @@ func fieldsStartWith(line string, want []string) bool {
 		}
 	}
 	return true
-}
-
-func TestJobHistory_trend(t *testing.T) {
-	t0 := time.Date(2026, 1, 5, 9, 45, 0, 0, time.UTC)
-	report := func(state string, done, total uint64, at time.Duration) queue.JobStatus {
-		return queue.JobStatus{JobID: "5x4-d10", State: state, Done: done, Total: total, Updated: t0.Add(at)}
-	}
-	first := report("solving", 1000, 11000, 0)
-	cases := []struct {
-		name      string
-		refreshes [][]queue.JobStatus
-		now       time.Duration
-		rate, eta string
-	}{
-		{"one report", [][]queue.JobStatus{{first}}, time.Second, "-", "--"},
-		{"the same report twice", [][]queue.JobStatus{{first}, {first}}, 6 * time.Second, "-", "--"},
-		// 2,000 positions in 10 s: 200/s; 8,000 left: 40 s.
-		{"two reports", [][]queue.JobStatus{{first}, {report("solving", 3000, 11000, 10*time.Second)}}, 11 * time.Second, "200", "40s"},
-		{"two reports, the second read again", [][]queue.JobStatus{{first}, {report("solving", 3000, 11000, 10*time.Second)}, {report("solving", 3000, 11000, 10*time.Second)}}, 14 * time.Second, "200", "40s"},
-		{"from the two latest", [][]queue.JobStatus{{first}, {report("solving", 3000, 11000, 10*time.Second)}, {report("solving", 3500, 11000, 15*time.Second)}}, 16 * time.Second, "100", "1m15s"},
-		{"nothing moved", [][]queue.JobStatus{{first}, {report("solving", 1000, 11000, 5*time.Second)}}, 6 * time.Second, "0", "-"},
-		{"a new phase", [][]queue.JobStatus{{first}, {report("deriving", 10, 500, 5*time.Second)}}, 6 * time.Second, "-", "--"},
-		{"planning: no total yet", [][]queue.JobStatus{{report("planning", 100, 0, 0)}, {report("planning", 600, 0, 5*time.Second)}}, 6 * time.Second, "100", "-"},
-		{"all done in the phase", [][]queue.JobStatus{{first}, {report("solving", 11000, 11000, 5*time.Second)}}, 6 * time.Second, "2,000", "-"},
-		{"done", [][]queue.JobStatus{{first}, {report("done", 11000, 11000, 5*time.Second)}}, 6 * time.Second, "-", "-"},
-		{"stopped", [][]queue.JobStatus{{first}, {report("stopped", 3000, 11000, 5*time.Second)}}, 6 * time.Second, "-", "-"},
-		{"coordinator silent for over a minute", [][]queue.JobStatus{{first}, {report("solving", 3000, 11000, 10*time.Second)}}, 2 * time.Minute, "-", "-"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			h := newJobHistory()
-			for _, jobs := range c.refreshes {
-				h.add(jobs)
-			}
-			latest := c.refreshes[len(c.refreshes)-1][0]
-			rate, eta := h.trend(latest, t0.Add(c.now))
-			if rate != c.rate || eta != c.eta {
-				t.Errorf("rate %q, ETA %q; want %q, %q", rate, eta, c.rate, c.eta)
-			}
-		})
-	}
-}
-
-// TestPrintStatus_watch: with a history, the job table has a rate and an
-// ETA; without, it has neither.
-func TestPrintStatus_watch(t *testing.T) {
-	t0 := time.Now().Add(-10 * time.Second)
-	rep := func(done uint64, at time.Time) statusReport {
-		return statusReport{Jobs: []queue.JobStatus{{JobID: "5x4-d10", State: "solving", Done: done, Total: 11000, Started: t0, Updated: at}}}
-	}
-	h := newJobHistory()
-	var b strings.Builder
-	for i, r := range []statusReport{rep(1000, t0), rep(3000, t0.Add(10*time.Second))} {
-		b.Reset()
-		h.add(r.Jobs)
-		printStatus(&b, r, t0.Add(10*time.Second), h)
-		lines := outputLines(b.String())
-		if !fieldsStartWith(lines[0], []string{"JOB", "STATE", "DONE", "TOTAL", "%", "RATE/S", "ETA", "FAILED"}) {
-			t.Fatalf("header %q", lines[0])
-		}
-		want := [][]string{
-			{"5x4-d10", "solving", "1,000", "11,000", "9.1%", "-", "--", "0"},
-			{"5x4-d10", "solving", "3,000", "11,000", "27.3%", "200", "40s", "0"},
-		}[i]
-		if !fieldsStartWith(lines[1], want) {
-			t.Errorf("report %d: job line %q, want it to start with %q", i+1, lines[1], want)
-		}
-	}
-	b.Reset()
-	printStatus(&b, rep(3000, t0), t0, nil)
-	if strings.Contains(b.String(), "ETA") {
-		t.Errorf("a single report shows an ETA:\n%s", b.String())
-	}
 }
 
 // TestStatus_watch: status --watch prints a report every interval, a
@@ -268,29 +170,6 @@ func TestStatus_watch(t *testing.T) {
 		t.Errorf("not a terminal, but the screen is cleared:\n%q", r.stdout)
 	}
 
-	t.Run("terminal", func(t *testing.T) {
-		// Each report clears the screen and is drawn from its top.
-		out := newWatchedBuffer()
-		wctx, cancel := context.WithCancel(ctx)
-		done := make(chan error)
-		go func() { done <- watchStatus(wctx, out, true, conn, nil, 50*time.Millisecond) }()
-		deadline := time.Now().Add(10 * time.Second)
-		for strings.Count(out.String(), clearScreen) < 2 {
-			if time.Now().After(deadline) {
-				t.Fatalf("fewer than two reports after 10 s:\n%q", out.String())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatalf("watchStatus = %v, want nil on cancellation", err)
-		}
-		for i, rep := range strings.Split(out.String(), clearScreen)[1:] {
-			if !strings.HasPrefix(rep, "Status of ") || strings.Contains(rep, "\n\n\n") {
-				t.Errorf("screen %d: %q, want one report from the top", i+1, rep)
-			}
-		}
-	})
 }
 
 func TestStatus_watchUsage(t *testing.T) {
@@ -342,11 +221,11 @@ func TestStatus_observerKey(t *testing.T) {
 	if err := lab1.PutWorkerStatus(context.Background(), queue.WorkerStatus{WorkerID: "lab-1", Host: "h"}); err != nil {
 		t.Fatal(err)
 	}
-	readStatusJSON := func(key string) statusReport {
+	readStatusJSON := func(key string) status.Report {
 		t.Helper()
 		r := run(t, "", "status", "--nats", url, "--nkey", key, "--json")
 		wantOK(t, r)
-		var rep statusReport
+		var rep status.Report
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 			t.Fatalf("%v:\n%s", err, r.stdout)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/jobproc"
+	"github.com/c4book/c4book/metrics"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/worker"
 )
@@ -115,11 +116,11 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	}
 	// Served from the start: healthy while waiting for the server too.
 	counters := new(worker.Counters)
-	metrics, err := startMetrics(cfg.Metrics.Listen, log, counters.Collector(n))
+	metricsServer, err := metrics.Start(cfg.Metrics.Listen, log, counters.Collector(n))
 	if err != nil {
 		return err
 	}
-	defer metrics.close()
+	defer metricsServer.Close()
 
 	// The waits for the server and for the queue count as idle time.
 	waitCtx, cancel := ctx, context.CancelFunc(func() {})

@@ -1,4 +1,4 @@
-package main
+package ctxio
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-func TestCtxReader_Read(t *testing.T) {
+func TestReader_Read(t *testing.T) {
 	t.Run("reads everything", func(t *testing.T) {
 		text := strings.Repeat("0123456789abcdef\n", 20_000) // several chunks
 		for _, c := range []struct {
@@ -22,7 +22,7 @@ func TestCtxReader_Read(t *testing.T) {
 			{"half", text, iotest.HalfReader(strings.NewReader(text))},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				cr := newCtxReader(context.Background(), c.r)
+				cr := NewReader(context.Background(), c.r)
 				defer cr.Close()
 				got, err := io.ReadAll(cr)
 				if err != nil {
@@ -36,7 +36,7 @@ func TestCtxReader_Read(t *testing.T) {
 	})
 	t.Run("read error", func(t *testing.T) {
 		boom := errors.New("boom")
-		cr := newCtxReader(context.Background(), io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)))
+		cr := NewReader(context.Background(), io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)))
 		defer cr.Close()
 		got, err := io.ReadAll(cr)
 		if string(got) != "abc" || !errors.Is(err, boom) {
@@ -47,11 +47,11 @@ func TestCtxReader_Read(t *testing.T) {
 		pr, pw := io.Pipe()
 		defer pw.Close()
 		ctx, cancel := context.WithCancel(context.Background())
-		cr := newCtxReader(ctx, pr)
+		cr := NewReader(ctx, pr)
 		defer cr.Close()
 		time.AfterFunc(10*time.Millisecond, cancel)
-		if _, err := cr.Read(make([]byte, 10)); !errors.Is(err, errInterrupted) {
-			t.Errorf("Read = %v, want errInterrupted", err)
+		if _, err := cr.Read(make([]byte, 10)); !errors.Is(err, ErrStopped) {
+			t.Errorf("Read = %v, want ErrStopped", err)
 		}
 	})
 	t.Run("cancelled before a ready chunk", func(t *testing.T) {
@@ -59,15 +59,15 @@ func TestCtxReader_Read(t *testing.T) {
 		// context: Read must say interrupted every time, not pick at random.
 		for i := range 200 {
 			ctx, cancel := context.WithCancel(context.Background())
-			cr := newCtxReader(ctx, strings.NewReader("12 0\n"))
+			cr := NewReader(ctx, strings.NewReader("12 0\n"))
 			for len(cr.chunks) == 0 {
 				time.Sleep(time.Millisecond)
 			}
 			cancel()
 			_, err := cr.Read(make([]byte, 10))
 			cr.Close()
-			if !errors.Is(err, errInterrupted) {
-				t.Fatalf("try %d: Read = %v, want errInterrupted", i, err)
+			if !errors.Is(err, ErrStopped) {
+				t.Fatalf("try %d: Read = %v, want ErrStopped", i, err)
 			}
 		}
 	})

@@ -1,15 +1,22 @@
-package main
+// Package ctxio reads input that may be long in coming (a terminal, a
+// pipe) so that the reading stops as soon as a context ends: a command
+// waiting for its standard input still stops at once on Ctrl-C.
+package ctxio
 
 import (
 	"context"
+	"errors"
 	"io"
 )
 
-// ctxReader reads another reader in a goroutine, a chunk at a time, so
-// that a Read waiting for input (a terminal, a pipe) returns
-// errInterrupted as soon as a context ends. Unlike readLines, it costs a
-// channel operation per chunk, not per line: it is for large inputs.
-type ctxReader struct {
+// ErrStopped is the error of a Read once the Reader's context has ended.
+var ErrStopped = errors.New("reading stopped: the context ended")
+
+// Reader reads another reader in a goroutine, a chunk at a time, so that
+// a Read waiting for input (a terminal, a pipe) returns ErrStopped as soon
+// as a context ends. It costs a channel operation per chunk, not per line,
+// so large inputs are read at full speed.
+type Reader struct {
 	ctx    context.Context
 	chunks chan chunk    // chunks read, in order
 	free   chan []byte   // buffers the reader may fill again
@@ -24,27 +31,27 @@ type chunk struct {
 	err  error
 }
 
-// ctxReaderChunk is the size of the chunks read.
-const ctxReaderChunk = 64 << 10
+// chunkSize is the size of the chunks read.
+const chunkSize = 64 << 10
 
-// newCtxReader starts reading r. Close stops it; a Read of r that is
-// blocked at that moment keeps its goroutine until it returns.
-func newCtxReader(ctx context.Context, r io.Reader) *ctxReader {
-	cr := &ctxReader{
+// NewReader starts reading r until ctx ends. Close stops it; a Read of r
+// that is blocked at that moment keeps its goroutine until it returns.
+func NewReader(ctx context.Context, r io.Reader) *Reader {
+	cr := &Reader{
 		ctx:    ctx,
 		chunks: make(chan chunk, 1),
 		free:   make(chan []byte, 2),
 		done:   make(chan struct{}),
 	}
-	cr.free <- make([]byte, ctxReaderChunk)
-	cr.free <- make([]byte, ctxReaderChunk)
+	cr.free <- make([]byte, chunkSize)
+	cr.free <- make([]byte, chunkSize)
 	go cr.fill(r)
 	return cr
 }
 
 // fill reads r into free buffers and sends what it read, until an error
 // (io.EOF included) or Close.
-func (cr *ctxReader) fill(r io.Reader) {
+func (cr *Reader) fill(r io.Reader) {
 	for {
 		var buf []byte
 		select {
@@ -64,14 +71,14 @@ func (cr *ctxReader) fill(r io.Reader) {
 	}
 }
 
-// Read reads from the wrapped reader, or returns errInterrupted when the
+// Read reads from the wrapped reader, or returns ErrStopped when the
 // context ends while it waits. Once the context has ended, Read returns
-// errInterrupted even when a chunk is ready: a select between two ready
-// cases picks one at random, and an interrupted import must not go on.
-func (cr *ctxReader) Read(p []byte) (int, error) {
+// ErrStopped even when a chunk is ready: a select between two ready cases
+// picks one at random, and an interrupted import must not go on.
+func (cr *Reader) Read(p []byte) (int, error) {
 	for len(cr.left) == 0 {
 		if cr.ctx.Err() != nil {
-			return 0, errInterrupted
+			return 0, ErrStopped
 		}
 		if cr.cur.err != nil {
 			return 0, cr.cur.err
@@ -84,7 +91,7 @@ func (cr *ctxReader) Read(p []byte) (int, error) {
 		case cr.cur = <-cr.chunks:
 			cr.left = cr.cur.data
 		case <-cr.ctx.Done():
-			return 0, errInterrupted
+			return 0, ErrStopped
 		}
 	}
 	n := copy(p, cr.left)
@@ -93,7 +100,7 @@ func (cr *ctxReader) Read(p []byte) (int, error) {
 }
 
 // Close stops the goroutine reading the wrapped reader.
-func (cr *ctxReader) Close() error {
+func (cr *Reader) Close() error {
 	close(cr.done)
 	return nil
 }

@@ -1,0 +1,74 @@
+package status
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/c4book/c4book/queue"
+)
+
+// TestPrintWorkerResults: the results of each worker by job, in a table
+// after the jobs', and nothing for jobs whose coordinator counted none.
+func TestPrintWorkerResults(t *testing.T) {
+	jobs := []queue.JobStatus{
+		{JobID: "7x6-d8"},
+		{JobID: "7x6-d12", Workers: map[string]queue.WorkerResults{
+			"mallory": {Accepted: 2, Rejected: 3, CrossPassed: 1, CrossFailed: 2},
+			"alice":   {Accepted: 1234, CrossPassed: 5},
+		}},
+	}
+	var b strings.Builder
+	printWorkerResults(&b, jobs)
+	want := "\n" +
+		"JOB      WORKER   ACCEPTED  REJECTED  CROSS-CHECKS PASSED  FAILED\n" +
+		"7x6-d12  alice    1,234     0         5                    0\n" +
+		"7x6-d12  mallory  2         3         1                    2\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	printWorkerResults(&b, jobs[:1])
+	if b.Len() != 0 {
+		t.Errorf("a job without counts printed %q", b.String())
+	}
+}
+
+// TestPrint_watch: with a history, the job table has a rate and an
+// ETA; without, it has neither.
+func TestPrint_watch(t *testing.T) {
+	t0 := time.Now().Add(-10 * time.Second)
+	rep := func(done uint64, at time.Time) Report {
+		return Report{Jobs: []queue.JobStatus{{JobID: "5x4-d10", State: "solving", Done: done, Total: 11000, Started: t0, Updated: at}}}
+	}
+	h := NewHistory()
+	var b strings.Builder
+	for i, r := range []Report{rep(1000, t0), rep(3000, t0.Add(10*time.Second))} {
+		b.Reset()
+		h.Add(r.Jobs)
+		Print(&b, r, t0.Add(10*time.Second), h)
+		lines := strings.Split(b.String(), "\n")
+		if head := []string{"JOB", "STATE", "DONE", "TOTAL", "%", "RATE/S", "ETA", "FAILED"}; !slices.Equal(firstFields(lines[0], len(head)), head) {
+			t.Fatalf("header %q", lines[0])
+		}
+		want := [][]string{
+			{"5x4-d10", "solving", "1,000", "11,000", "9.1%", "-", "--", "0"},
+			{"5x4-d10", "solving", "3,000", "11,000", "27.3%", "200", "40s", "0"},
+		}[i]
+		if !slices.Equal(firstFields(lines[1], len(want)), want) {
+			t.Errorf("report %d: job line %q, want it to start with %q", i+1, lines[1], want)
+		}
+	}
+	b.Reset()
+	Print(&b, rep(3000, t0), t0, nil)
+	if strings.Contains(b.String(), "ETA") {
+		t.Errorf("a single report shows an ETA:\n%s", b.String())
+	}
+}
+
+// firstFields returns the first n fields of line, or all if it has fewer.
+func firstFields(line string, n int) []string {
+	f := strings.Fields(line)
+	return f[:min(n, len(f))]
+}
