@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/c4book/c4book/bench"
+	"github.com/c4book/c4book/internal/bench"
 	"github.com/c4book/c4book/solver"
 )
 

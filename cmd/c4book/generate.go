@@ -16,9 +16,9 @@ import (
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/human"
-	"github.com/c4book/c4book/jobproc"
-	"github.com/c4book/c4book/metrics"
+	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/internal/jobproc"
+	"github.com/c4book/c4book/internal/metrics"
 )
 
 const generateLong = `Build an opening book: the exact score of every position reachable from

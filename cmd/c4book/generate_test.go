@@ -10,8 +10,8 @@ import (
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/human"
-	"github.com/c4book/c4book/jobproc"
+	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/internal/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/config"
-	"github.com/c4book/c4book/progress"
+	"github.com/c4book/c4book/internal/progress"
 )
 
 // logStyle is how a command logs: the format and the level of log.format

@@ -12,7 +12,7 @@ import (
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/progress"
+	"github.com/c4book/c4book/internal/progress"
 )
 
 func TestLogStyle(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
-	"github.com/c4book/c4book/jobproc"
-	"github.com/c4book/c4book/metrics"
+	"github.com/c4book/c4book/internal/jobproc"
+	"github.com/c4book/c4book/internal/metrics"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/serve"
 )

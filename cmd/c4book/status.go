@@ -11,10 +11,10 @@ import (
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/jobproc"
+	"github.com/c4book/c4book/internal/jobproc"
+	"github.com/c4book/c4book/internal/status"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
-	"github.com/c4book/c4book/status"
 )
 
 const statusLong = `Show the jobs and the workers of a NATS server (--nats URL, nats.url).

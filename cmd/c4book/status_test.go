@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/c4book/c4book/internal/status"
 	"github.com/c4book/c4book/queue"
-	"github.com/c4book/c4book/status"
 )
 
 func TestStatus_Run(t *testing.T) {

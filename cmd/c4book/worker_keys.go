@@ -11,7 +11,7 @@ import (
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/config"
-	"github.com/c4book/c4book/jobproc"
+	"github.com/c4book/c4book/internal/jobproc"
 	"github.com/c4book/c4book/queue"
 )
 

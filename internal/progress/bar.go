@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/human"
+	"github.com/c4book/c4book/internal/human"
 )
 
 // barWidth is the number of cells of the bar drawn on a terminal.
