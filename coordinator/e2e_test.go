@@ -113,6 +113,19 @@ func (c *cluster) startCountingWorker(tb testing.TB, ctx context.Context, id str
 	})
 }
 
+// waitUntil returns once cond is true, which it asks every 10 ms; it fails
+// tb if a minute goes by first: what names what it waits for.
+func waitUntil(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("waited a minute for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // runJob runs the coordinator on spec.
 func (c *cluster) runJob(ctx context.Context, tb testing.TB, spec coordinator.Spec) (coordinator.Summary, error) {
 	return coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(tb).With("role", "coordinator"), StatusEvery: time.Second})
@@ -154,6 +167,7 @@ func checkBook(tb testing.TB, b *solver.Board, bk *book.Book, root string, depth
 }
 
 func TestRun_twoWorkers(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -198,6 +212,7 @@ func (p countingPublisher) PublishResult(ctx context.Context, r queue.Result) er
 // TestRun_workerDies: a worker takes a task and dies without a word; the
 // task is delivered again after AckWait and the job completes.
 func TestRun_workerDies(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	c.stream.AckWait = 2 * time.Second
@@ -262,6 +277,7 @@ func TestRun_workerDies(t *testing.T) {
 // through while the workers go on; started again, it finishes the job, and
 // only tasks in a worker's hands at the restart are solved twice.
 func TestRun_coordinatorRestart(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	workCtx, stopWorkers := context.WithCancel(context.Background())
@@ -271,11 +287,11 @@ func TestRun_coordinatorRestart(t *testing.T) {
 	spec := coordinator.Spec{Board: b, Depth: 10, TaskSize: 32}
 
 	ctx1, crash := context.WithCancel(context.Background())
-	var total int64
+	var total, atCrash int64
 	cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
 		Progress: func(p coordinator.Progress) {
-			if p.Phase == book.JobSolving && p.Total > 0 && p.Done >= p.Total/3 {
-				total = p.Total
+			if p.Phase == book.JobSolving && p.Total > 0 && p.Done >= p.Total/3 && total == 0 {
+				total, atCrash = p.Total, solved.Load()
 				crash()
 			}
 		}}
@@ -283,7 +299,9 @@ func TestRun_coordinatorRestart(t *testing.T) {
 	if err == nil || total == 0 {
 		t.Fatalf("first run was not stopped midway: %+v, %v", first, err)
 	}
-	time.Sleep(200 * time.Millisecond) // workers solve on while no coordinator runs
+	// The workers solve on while no coordinator runs: a result at least
+	// comes in between the runs (unless they had answered every task).
+	waitUntil(t, "a worker's result after the stop", func() bool { return solved.Load() > atCrash || solved.Load() >= total })
 	cfg.Progress = nil
 	second, err := coordinator.Run(context.Background(), cfg)
 	stopWorkers()
@@ -310,6 +328,7 @@ func TestRun_coordinatorRestart(t *testing.T) {
 // positions than the task's, or with a score no position can have are
 // rejected, and nothing of them is written.
 func TestRun_forgedResults(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
@@ -371,6 +390,7 @@ func newScratchBook(tb testing.TB, b *solver.Board) *book.Book {
 // TestRun_7x6 builds a 7x6 sub-book under a deep root with two workers and
 // checks every position against the solver.
 func TestRun_7x6(t *testing.T) {
+	t.Parallel()
 	b := solver.Standard
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -423,6 +443,7 @@ func impossibleScores(t *queue.Task) []int8 {
 // quarantined, the tasks it took are solved by others, and the book is
 // right.
 func TestRun_quarantine(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -476,11 +497,13 @@ func TestRun_quarantine(t *testing.T) {
 // nobody to check against: the cross-checks are skipped, and the job
 // completes.
 func TestRun_crossCheck(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
 	drawAll := func(t *queue.Task) []int8 { return make([]int8, len(t.Keys)) }
 
 	t.Run("liar and honest worker", func(t *testing.T) {
+		t.Parallel()
 		c := newCluster(t, b)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -506,6 +529,7 @@ func TestRun_crossCheck(t *testing.T) {
 		checkBook(t, b, c.book, spec.Root, spec.Depth)
 	})
 	t.Run("one worker", func(t *testing.T) {
+		t.Parallel()
 		c := newCluster(t, b)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -530,6 +554,7 @@ func TestRun_crossCheck(t *testing.T) {
 // while it derives; run again each time, it finishes the job, and the book
 // holds every position with its exact score.
 func TestRun_restartInEveryPhase(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	workCtx, stopWorkers := context.WithCancel(context.Background())
@@ -574,6 +599,7 @@ func TestRun_restartInEveryPhase(t *testing.T) {
 // quarantined from the start of the next, which ignores its results
 // without rejecting them again.
 func TestRun_quarantineKept(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
@@ -627,6 +653,7 @@ func TestRun_quarantineKept(t *testing.T) {
 // total, never goes back and ends at the total, which stays the same
 // throughout.
 func TestRun_deriveProgress(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -23,6 +23,7 @@ import (
 // again the tasks that were out, and the job ends with an exact book.
 // Before, the job waited until its coordinator was started again.
 func TestRun_queueDeleted(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	dir := t.TempDir()
 	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Token: "operator"})
