@@ -55,6 +55,7 @@ func TestLieFraction(t *testing.T) {
 // TestLyingPublisher_positions: counted in positions, a fraction of 0.25
 // changes every fourth score, across results.
 func TestLyingPublisher_positions(t *testing.T) {
+	t.Parallel()
 	rec := &resultRecorder{}
 	p := &lyingPublisher{Publisher: rec, fraction: 0.25, positions: true}
 	for range 2 {
@@ -77,6 +78,7 @@ func TestLyingPublisher_positions(t *testing.T) {
 // scores changed, a draw into -1 and any other score into 0; the others
 // pass untouched.
 func TestLyingPublisher(t *testing.T) {
+	t.Parallel()
 	rec := &resultRecorder{}
 	p := &lyingPublisher{Publisher: rec, fraction: 0.5}
 	scores := []int8{0, 3, -2}

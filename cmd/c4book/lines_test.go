@@ -10,6 +10,7 @@ import (
 )
 
 func TestParsePositionLine(t *testing.T) {
+	t.Parallel()
 	good := []struct {
 		text, moves, score string
 		stones             int
@@ -59,6 +60,7 @@ func lineOf(num int, text string) textLine {
 }
 
 func TestScanLines(t *testing.T) {
+	t.Parallel()
 	t.Run("numbers, blank lines and comments", func(t *testing.T) {
 		var got []textLine
 		err := scanLines(strings.NewReader("a\n\n  \n# note\nb\r\n  #x\nc"), func(l textLine) bool {
@@ -100,6 +102,7 @@ func TestScanLines(t *testing.T) {
 }
 
 func TestReadLines(t *testing.T) {
+	t.Parallel()
 	t.Run("all lines", func(t *testing.T) {
 		lines, errp := readLines(context.Background(), strings.NewReader("x\n\ny\n"))
 		var got []textLine

@@ -12,6 +12,7 @@ import (
 )
 
 func TestProgressBar(t *testing.T) {
+	t.Parallel()
 	base := coordinator.Progress{Phase: book.JobSolving, Done: 1000, Total: 4000, Elapsed: time.Second}
 	cases := []struct {
 		name  string
@@ -77,6 +78,7 @@ func TestProgressBar(t *testing.T) {
 }
 
 func TestConsole_Write(t *testing.T) {
+	t.Parallel()
 	t.Run("terminal: a log line clears the bar and draws it again", func(t *testing.T) {
 		var out strings.Builder
 		c := newConsole(&out, true, logStyle{})
@@ -167,6 +169,7 @@ func TestConsole_Write(t *testing.T) {
 }
 
 func TestFormatSpan(t *testing.T) {
+	t.Parallel()
 	cases := map[time.Duration]string{
 		1234567 * time.Nanosecond:                    "1ms",
 		4*time.Second + 270*time.Millisecond:         "4.3s",
@@ -182,6 +185,7 @@ func TestFormatSpan(t *testing.T) {
 }
 
 func TestFormatCount(t *testing.T) {
+	t.Parallel()
 	cases := map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -45000: "-45,000"}
 	for n, want := range cases {
 		if got := formatCount(n); got != want {
@@ -191,6 +195,7 @@ func TestFormatCount(t *testing.T) {
 }
 
 func TestFitBar(t *testing.T) {
+	t.Parallel()
 	base := coordinator.Progress{Phase: book.JobSolving, Elapsed: time.Second}
 	cur := coordinator.Progress{Phase: book.JobSolving, Done: 535040, Total: 537392, Elapsed: 33 * time.Second}
 	full := progressBar(base, cur, 0) + "  3 workers"

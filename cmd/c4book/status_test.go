@@ -97,6 +97,7 @@ func TestStatus_Run(t *testing.T) {
 // TestPrintWorkerResults: the results of each worker by job, in a table
 // after the jobs', and nothing for jobs whose coordinator counted none.
 func TestPrintWorkerResults(t *testing.T) {
+	t.Parallel()
 	jobs := []queue.JobStatus{
 		{JobID: "7x6-d8"},
 		{JobID: "7x6-d12", Workers: map[string]queue.WorkerResults{
@@ -123,7 +124,7 @@ func TestPrintWorkerResults(t *testing.T) {
 // TestStatus_help: the help claims no default job to show, since every
 // job is shown unless --depth, --root or --job is given.
 func TestStatus_help(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	r := run(t, "", "status", "--help")
 	wantOK(t, r)
 	for _, line := range outputLines(r.stdout) {
@@ -151,6 +152,7 @@ func fieldsStartWith(line string, want []string) bool {
 }
 
 func TestJobHistory_trend(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 5, 9, 45, 0, 0, time.UTC)
 	report := func(state string, done, total uint64, at time.Duration) queue.JobStatus {
 		return queue.JobStatus{JobID: "5x4-d10", State: state, Done: done, Total: total, Updated: t0.Add(at)}
@@ -194,6 +196,7 @@ func TestJobHistory_trend(t *testing.T) {
 // TestPrintStatus_watch: with a history, the job table has a rate and an
 // ETA; without, it has neither.
 func TestPrintStatus_watch(t *testing.T) {
+	t.Parallel()
 	t0 := time.Now().Add(-10 * time.Second)
 	rep := func(done uint64, at time.Time) statusReport {
 		return statusReport{Jobs: []queue.JobStatus{{JobID: "5x4-d10", State: "solving", Done: done, Total: 11000, Started: t0, Updated: at}}}
@@ -294,7 +297,7 @@ func TestStatus_watch(t *testing.T) {
 }
 
 func TestStatus_watchUsage(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -316,7 +319,7 @@ func TestStatus_watchUsage(t *testing.T) {
 // --watch), a worker's key is refused at once with what can read it, and
 // observers come and go through the registry while the job runs.
 func TestStatus_observerKey(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	defer func(d time.Duration) { registryPoll = d }(registryPoll)
 	registryPoll = 100 * time.Millisecond
 	dir := t.TempDir()

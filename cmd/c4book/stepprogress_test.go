@@ -9,6 +9,7 @@ import (
 // TestStepProgress: a line only once the last is old enough, with the
 // count, the share and what is left.
 func TestStepProgress(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	p := newStepProgress(&out, "re-solved", "entries", time.Hour)
 	p.update(1, 4)
