@@ -372,9 +372,13 @@ func TestConn_Tasks_notReady(t *testing.T) {
 	}
 }
 
+// TestTaskSource_Next_closed: a Next waiting for a task returns ErrClosed
+// when its connection is closed. The connection closes once the server
+// holds Next's pull request (before, a Next not yet started met a closed
+// connection instead).
 func TestTaskSource_Next_closed(t *testing.T) {
 	t.Parallel()
-	s, _ := setupQueue(t, testStreams)
+	s, coord := setupQueue(t, testStreams)
 	c := connectTo(t, s, "worker")
 	src := taskSource(t, c)
 	done := make(chan error, 1)
@@ -382,7 +386,14 @@ func TestTaskSource_Next_closed(t *testing.T) {
 		_, err := src.Next(context.Background())
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	cons, err := coord.js.Consumer(testCtx(t, 10*time.Second), TaskStream, WorkerConsumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "Next waiting for a task", func() bool {
+		info, err := cons.Info(testCtx(t, 10*time.Second))
+		return err == nil && info.NumWaiting > 0
+	})
 	c.Close()
 	select {
 	case err := <-done:
