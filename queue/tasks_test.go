@@ -83,17 +83,22 @@ func TestConn_PublishTasks(t *testing.T) {
 }
 
 // TestConn_PublishTasks_duplicates publishes the same tasks twice within
-// the duplicate window: the stream stores them once.
+// the duplicate window: the stream stores them once. Each task's copy
+// follows it in the same call (more than publishWindow publishes), and
+// the last tasks are published again in a second call: every copy comes
+// within moments of its task, however slow the machine (publishing all
+// the tasks twice over could take longer than the window under load).
 func TestConn_PublishTasks_duplicates(t *testing.T) {
 	t.Parallel()
 	_, c := setupQueue(t, testStreams)
-	var tasks []Task
+	var tasks, twice []Task
 	for i := range 2000 {
-		tasks = append(tasks, testTask(t, "dup", uint64(i), 4))
+		task := testTask(t, "dup", uint64(i), 4)
+		tasks = append(tasks, task)
+		twice = append(twice, task, task)
 	}
-	publishTasks(t, c, tasks...)
-	publishTasks(t, c, tasks...)
-	publishTasks(t, c, tasks[:10]...)
+	publishTasks(t, c, twice...)
+	publishTasks(t, c, tasks[len(tasks)-10:]...)
 	if n := streamMsgs(t, c, TaskStream); n != 2000 {
 		t.Errorf("stream holds %d tasks after publishing 2000 tasks twice, want 2000", n)
 	}
