@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -113,16 +114,31 @@ func (c *cluster) startCountingWorker(tb testing.TB, ctx context.Context, id str
 	})
 }
 
+// testCtx returns a context that ends when t ends, or 30 s before the
+// deadline of the test binary (go test -timeout), whichever comes first:
+// a test that waits in vain then fails saying for what, however slow the
+// machine, instead of with the binary's panic.
+func testCtx(t *testing.T) context.Context {
+	ctx := t.Context()
+	if dl, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-30*time.Second))
+		t.Cleanup(cancel)
+	}
+	return ctx
+}
+
 // waitUntil returns once cond is true, which it asks every 10 ms; it fails
-// tb if a minute goes by first: what names what it waits for.
-func waitUntil(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(time.Minute)
+// t if testCtx ends first: what names what it waits for.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx := testCtx(t)
 	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("waited a minute for %s", what)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waited in vain for %s", what)
+		case <-time.After(10 * time.Millisecond):
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -132,38 +148,69 @@ func (c *cluster) runJob(ctx context.Context, tb testing.TB, spec coordinator.Sp
 }
 
 // checkBook checks that the book holds every non-terminal position of the
-// job with the solver's score.
+// job with the solver's score, and returns their number.
 func checkBook(tb testing.TB, b *solver.Board, bk *book.Book, root string, depth int) int {
 	tb.Helper()
-	s, _ := solver.New(b, 16<<20)
-	seen := map[uint64]bool{}
-	var walk func(p solver.Position)
-	walk = func(p solver.Position) {
-		if p.Moves() > 0 && p.LastMoveWon() || seen[p.CanonicalKey()] {
-			return
-		}
-		seen[p.CanonicalKey()] = true
-		v, ok, err := bk.Get(p)
+	want := solverScores(b, root, depth)
+	for _, ps := range want {
+		v, ok, err := bk.Get(ps.p)
 		if err != nil || !ok {
-			tb.Fatalf("position not in the book (%v):\n%v", err, p)
+			tb.Fatalf("position not in the book (%v):\n%v", err, ps.p)
 		}
-		if want := s.Solve(p); v.Score != want {
-			tb.Fatalf("book %d, solver %d:\n%v", v.Score, want, p)
-		}
-		if p.Moves() == depth {
-			return
-		}
-		for col := range b.Width() {
-			if p.CanPlay(col) {
-				child := p
-				child.Play(col)
-				walk(child)
-			}
+		if v.Score != ps.score {
+			tb.Fatalf("book %d, solver %d:\n%v", v.Score, ps.score, ps.p)
 		}
 	}
-	r, _ := b.Parse(root)
-	walk(r)
-	return len(seen)
+	return len(want)
+}
+
+// positionScore is a position and the solver's score of it.
+type positionScore struct {
+	p     solver.Position
+	score int
+}
+
+// solvedJobs holds what solverScores found, by job: many tests build the
+// same jobs, and the solver's scores are the same for each.
+var solvedJobs sync.Map // "WxH/root/depth" -> *solvedJob
+
+type solvedJob struct {
+	once   sync.Once
+	scores map[uint64]positionScore
+}
+
+// solverScores returns the solver's score of every non-terminal position
+// of a job, by canonical key, found once in the test process.
+func solverScores(b *solver.Board, root string, depth int) map[uint64]positionScore {
+	v, _ := solvedJobs.LoadOrStore(fmt.Sprintf("%dx%d/%s/%d", b.Width(), b.Height(), root, depth), &solvedJob{})
+	job := v.(*solvedJob)
+	job.once.Do(func() {
+		s, _ := solver.New(b, 16<<20)
+		job.scores = map[uint64]positionScore{}
+		var walk func(p solver.Position)
+		walk = func(p solver.Position) {
+			if p.Moves() > 0 && p.LastMoveWon() {
+				return
+			}
+			if _, seen := job.scores[p.CanonicalKey()]; seen {
+				return
+			}
+			job.scores[p.CanonicalKey()] = positionScore{p, s.Solve(p)}
+			if p.Moves() == depth {
+				return
+			}
+			for col := range b.Width() {
+				if p.CanPlay(col) {
+					child := p
+					child.Play(col)
+					walk(child)
+				}
+			}
+		}
+		r, _ := b.Parse(root)
+		walk(r)
+	})
+	return job.scores
 }
 
 func TestRun_twoWorkers(t *testing.T) {

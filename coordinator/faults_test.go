@@ -75,7 +75,7 @@ func TestRun_pausedWorker(t *testing.T) {
 	if err := c.conn.EnsureStreams(context.Background(), c.stream); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
 	var held []uint64             // the keys of the task the sleepy worker holds
@@ -568,8 +568,8 @@ func TestRun_tasksPurged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(time.Minute):
-		t.Fatal("the job did not finish within a minute of its tasks being purged")
+	case <-testCtx(t).Done():
+		t.Fatal("the job did not finish after its tasks were purged")
 	}
 	n := checkBook(t, b, c.book, spec.Root, spec.Depth)
 	if sum.Positions != int64(n) {
