@@ -75,6 +75,7 @@ func readBinary(data []byte) (BinaryHeader, []Entry, error) {
 // book's entries in key order, 11 bytes each; --max-depth and an empty
 // range give what they say.
 func TestBook_ExportBinary(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	putAll(t, bk, mixedEntries(t, board5x4, 5))
 	want := bookEntries(t, bk)
@@ -123,6 +124,7 @@ func TestBook_ExportBinary(t *testing.T) {
 // is held; a different score is a conflict unless Overwrite; a file of
 // another board is refused.
 func TestBook_ImportBinary(t *testing.T) {
+	t.Parallel()
 	src := newBook(t, board5x4)
 	putAll(t, src, mixedEntries(t, board5x4, 6))
 	want := bookEntries(t, src)
@@ -243,6 +245,7 @@ func binaryFile(tb testing.TB) []byte {
 // reported as a BinaryError naming the record (or the header) and what is
 // wrong, and a later version as ErrNewerFormat.
 func TestBinaryReader_errors(t *testing.T) {
+	t.Parallel()
 	good := binaryFile(t)
 	_, entries, err := readBinary(good)
 	if err != nil {

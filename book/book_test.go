@@ -83,6 +83,7 @@ func makeBook(tb testing.TB, dir string, b *solver.Board) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	t.Run("create and reopen", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "book")
 		makeBook(t, dir, board5x4)
@@ -231,6 +232,7 @@ func TestOpen(t *testing.T) {
 }
 
 func TestBook_Close(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board4x4)
 	if err := bk.Close(); err != nil {
 		t.Fatal(err)
@@ -247,6 +249,7 @@ func TestBook_Close(t *testing.T) {
 // memtables against the cache, which must have room for them besides the
 // data.
 func TestOpen_cache(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	entries := solvedEntries(t, board5x4, 6)
 	putAll(t, bk, entries)

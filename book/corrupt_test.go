@@ -17,6 +17,7 @@ import (
 // *FileCorruptError naming it, never as a wrong score or a fatal error, and
 // Verify reports it and checks the rest of the book.
 func TestBook_corruptFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "book")
 	opts := testOptions(board5x4)
 	opts.tweakPebble = func(po *pebble.Options) { po.DisableAutomaticCompactions = true }
@@ -92,6 +93,7 @@ func TestBook_corruptFile(t *testing.T) {
 // once for the lookups and once for the scan, not once per parent, and
 // reports the file once.
 func TestVerify_damagedBlockReadOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "book")
 	var reads atomic.Int64 // reads of damaged data, as Pebble reports them
 	tweak := func(po *pebble.Options) {

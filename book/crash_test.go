@@ -79,6 +79,7 @@ func countPresent(tb testing.TB, dir string, entries []Entry) int {
 // TestBatch_Commit_crash checks that a batch is in the book whole or not at
 // all, whatever happens after Commit or before it.
 func TestBatch_Commit_crash(t *testing.T) {
+	t.Parallel()
 	all := solvedEntries(t, board5x4, 6)
 	first, second := all[:200], all[200:]
 
@@ -181,6 +182,7 @@ func TestBatch_Commit_crash(t *testing.T) {
 // TestOpen_lock checks that a read-only open does not take the book from
 // under a writer.
 func TestOpen_lock(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "book")
 	openBook(t, dir, testOptions(board4x4))
 	_, err := Open(dir, &Options{ReadOnly: true})

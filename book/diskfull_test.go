@@ -26,6 +26,7 @@ func (d smallDisk) GetDiskUsage(path string) (vfs.DiskUsage, error) {
 }
 
 func TestBook_FreeBytes(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	bk, err := Open(filepath.Join(t.TempDir(), "book"), &Options{Create: true, Board: b, CacheBytes: 1 << 20, MemTableBytes: 1 << 20, FS: smallDisk{vfs.Default, 12345}})
 	if err != nil {
@@ -53,6 +54,7 @@ func (l *recordingLogger) Fatalf(format string, args ...any) { l.Errorf(format, 
 // TestWriteHealth: background errors, which Pebble repeats many times a
 // second on a full disk, are logged once every ten seconds with a count.
 func TestWriteHealth(t *testing.T) {
+	t.Parallel()
 	l := &recordingLogger{}
 	h := &writeHealth{logger: l}
 	for range 50 {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestBook_Get(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	entries := solvedEntries(t, board5x4, 6)
 	putAll(t, bk, entries)
@@ -63,6 +64,7 @@ func TestBook_Get(t *testing.T) {
 }
 
 func TestBatch_Put(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board4x4)
 	p := mustParse(t, board4x4, "12")
 	q := mustParse(t, board4x4, "43")
@@ -108,6 +110,7 @@ func TestBatch_Put(t *testing.T) {
 // TestBook_Get_corrupt writes bad values with Pebble directly: reads
 // report them with their key, never panic.
 func TestBook_Get_corrupt(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "book")
 	bk := openBook(t, dir, testOptions(board4x4))
 	putAll(t, bk, solvedEntries(t, board4x4, 3))
@@ -167,6 +170,7 @@ func TestBook_Get_corrupt(t *testing.T) {
 }
 
 func TestBook_Entries(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board4x4)
 	entries := solvedEntries(t, board4x4, 5)
 	putAll(t, bk, entries)
@@ -200,6 +204,7 @@ func TestBook_Entries(t *testing.T) {
 }
 
 func TestBook_Jobs(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	j, err := bk.PutJob(Job{ID: "d8", Root: "", Depth: 8, State: JobPlanning, Planned: 100})
 	if err != nil {

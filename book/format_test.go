@@ -12,6 +12,7 @@ import (
 )
 
 func TestAppendKey(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		depth int
 		key   uint64
@@ -36,6 +37,7 @@ func TestAppendKey(t *testing.T) {
 }
 
 func TestAppendKey_order(t *testing.T) {
+	t.Parallel()
 	// Byte order is (depth, key) order: a depth is one contiguous range.
 	a := AppendKey(nil, 3, 1<<40)
 	b := AppendKey(nil, 4, 1)
@@ -46,6 +48,7 @@ func TestAppendKey_order(t *testing.T) {
 }
 
 func TestDecodeKey_errors(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]byte{
 		"empty":     nil,
 		"truncated": {3, 0, 0, 1},
@@ -65,6 +68,7 @@ func TestDecodeKey_errors(t *testing.T) {
 }
 
 func TestAppendValue(t *testing.T) {
+	t.Parallel()
 	for _, o := range Origins {
 		for score := solver.MinScore; score <= solver.MaxScore; score++ {
 			v := Value{Score: score, Origin: o}
@@ -101,6 +105,7 @@ func TestAppendValue(t *testing.T) {
 // in version 2, the number as a uvarint in its shortest form; without one,
 // in version 1, as before version 2 existed. Both read back.
 func TestAppendValue_worker(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		v    Value
 		want []byte
@@ -132,6 +137,7 @@ func TestAppendValue_worker(t *testing.T) {
 // recorded wrote them (the bytes of its tests): a book written then reads
 // as it was, its solved entries of worker 0.
 func TestDecodeValue_version1(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		enc  []byte
 		want Value
@@ -149,6 +155,7 @@ func TestDecodeValue_version1(t *testing.T) {
 }
 
 func TestDecodeValue_errors(t *testing.T) {
+	t.Parallel()
 	key := AppendKey(nil, 5, 0xabc)
 	cases := map[string]struct {
 		value []byte

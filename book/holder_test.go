@@ -22,6 +22,7 @@ const holderEnv = "C4BOOK_TEST_BOOK_HOLDER"
 // Pebble's "resource temporarily unavailable"; once the holder closes it,
 // it opens, and the name is that of the new holder.
 func TestOpen_inUse(t *testing.T) {
+	t.Parallel()
 	if path := os.Getenv(holderEnv); path != "" {
 		holderProcess(t, path)
 		return
@@ -110,6 +111,7 @@ func holderProcess(t *testing.T, path string) {
 }
 
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

@@ -17,6 +17,7 @@ import (
 // TestPackValue: every score of every board and every origin packs into a
 // byte and back.
 func TestPackValue(t *testing.T) {
+	t.Parallel()
 	seen := map[byte]bool{}
 	for score := packedScoreMin; score <= packedScoreMax; score++ {
 		for _, o := range Origins {
@@ -59,6 +60,7 @@ func compareEntries(a, b Entry) int {
 // does, found or not, and so does the load of its binary export, from a
 // file or a stream.
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	entries := mixedEntries(t, board5x4, 6)
 	putAll(t, bk, entries)
@@ -162,6 +164,7 @@ func TestLoad(t *testing.T) {
 // depth, whose index has many buckets, every key is found and keys next
 // to them or from deeper positions are not.
 func TestLoaded_index(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 3))
 	var entries []Entry
 	var deeper []Entry
@@ -227,6 +230,7 @@ func TestLoaded_index(t *testing.T) {
 // positions of 4 stones gets the scores of an unseeded one, in fewer
 // nodes, and the oracle counts its lookups.
 func TestLoaded_NewOracle(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	var four []Entry
 	for _, e := range solvedEntries(t, board5x4, 4) {

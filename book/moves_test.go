@@ -9,6 +9,7 @@ import (
 )
 
 func TestBook_BestMoves(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	entries := solvedEntries(t, board5x4, 5)
 	putAll(t, bk, entries)
@@ -86,6 +87,7 @@ func TestBook_BestMoves(t *testing.T) {
 }
 
 func TestBook_MoveScore(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	putAll(t, bk, solvedEntries(t, board5x4, 4))
 	s, err := solver.New(board5x4, 1<<20)

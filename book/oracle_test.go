@@ -10,6 +10,7 @@ import (
 // TestOracle: an oracle answers the book's scores, counts its lookups, and
 // refuses a solver of another board; an empty book attaches nothing.
 func TestOracle(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	empty, err := bk.NewOracle()
 	if err != nil || empty.Depth() != -1 {

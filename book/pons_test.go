@@ -43,6 +43,7 @@ func refKey3(width int, moves string) uint64 {
 }
 
 func TestPonsKey3(t *testing.T) {
+	t.Parallel()
 	// From the comment of Position::key3: the game "45" is the base-3
 	// digits 0 0 0 1 0 2 0 0 0; without the last 0, 1*3^5 + 2*3^3 / 3.
 	for _, moves := range []string{"45", "43"} {
@@ -83,6 +84,7 @@ func TestPonsKey3(t *testing.T) {
 }
 
 func TestPonsSize(t *testing.T) {
+	t.Parallel()
 	// The smallest primes above 2^21 and 2^23 (Pons' own 7x6 book uses
 	// 2^23) and 2^27.
 	for logSize, want := range map[int]uint64{21: 2097169, 23: 8388617, 27: 134217757} {
@@ -93,6 +95,7 @@ func TestPonsSize(t *testing.T) {
 }
 
 func TestPonsKeyBytes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		depth, logSize, want int
 	}{
@@ -119,6 +122,7 @@ func TestPonsKeyBytes(t *testing.T) {
 }
 
 func TestBook_ExportPons(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	entries := solvedEntries(t, board5x4, 8)
 	// Leave depth 7 out: its positions must not be found in the file.
@@ -248,6 +252,7 @@ func TestBook_ExportPons(t *testing.T) {
 }
 
 func TestPonsValue(t *testing.T) {
+	t.Parallel()
 	b := solver.Standard
 	if ponsMinScore(b) != -18 || ponsMaxScore(b) != 18 {
 		t.Errorf("7x6: MIN_SCORE %d MAX_SCORE %d, want -18 18", ponsMinScore(b), ponsMaxScore(b))
@@ -270,6 +275,7 @@ func TestPonsValue(t *testing.T) {
 }
 
 func TestReadPons_errors(t *testing.T) {
+	t.Parallel()
 	good := func() []byte {
 		size := ponsSize(21)
 		data := []byte{7, 6, 12, 1, 1, 21}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestReader_GetEntry(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "book")
 	bk, entries := derivedBook(t, dir)
 	r, err := bk.NewReader()

@@ -47,6 +47,7 @@ func revokeBook(t *testing.T) (*Book, []Entry) {
 }
 
 func TestBook_RevokeWorker(t *testing.T) {
+	t.Parallel()
 	bk, entries := revokeBook(t)
 	r, err := bk.RevokeWorker("liar")
 	if err != nil {
@@ -100,6 +101,7 @@ func TestBook_RevokeWorker(t *testing.T) {
 }
 
 func TestBook_RevokeWorker_errors(t *testing.T) {
+	t.Parallel()
 	bk, _ := revokeBook(t)
 	if _, err := bk.RevokeWorker("nobody"); !errors.Is(err, ErrNoWorker) {
 		t.Errorf("RevokeWorker(nobody) = %v, want ErrNoWorker", err)
@@ -124,6 +126,7 @@ func TestBook_RevokeWorker_errors(t *testing.T) {
 // commit 05fa0c8): every entry reads, its solved entries with worker 0,
 // and every score is right.
 func TestOpen_version1Book(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "book")
 	if err := os.CopyFS(dir, os.DirFS("testdata/book-v1-5x4-d6")); err != nil {
 		t.Fatal(err)
@@ -164,6 +167,7 @@ func TestOpen_version1Book(t *testing.T) {
 // with the derived ones that may depend on them; the registered workers'
 // stay, and nobody is quarantined.
 func TestBook_RevokeUnkeyed(t *testing.T) {
+	t.Parallel()
 	bk, entries := revokeBook(t)
 	r, err := bk.RevokeUnkeyed()
 	if err != nil {

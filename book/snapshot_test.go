@@ -82,6 +82,7 @@ func openReadOnly(tb testing.TB, path string) *Book {
 }
 
 func TestBook_Snapshot(t *testing.T) {
+	t.Parallel()
 	all := solvedEntries(t, board4x4, 6)
 	first, second := all[:len(all)/2], all[len(all)/2:]
 	path := filepath.Join(t.TempDir(), "book")
@@ -167,6 +168,7 @@ func TestBook_Snapshot(t *testing.T) {
 }
 
 func TestOpen_noSnapshot(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "book")
 	openBook(t, path, testOptions(board4x4))
 	// A snapshot being taken when the writer crashed is no snapshot.
@@ -188,6 +190,7 @@ func TestOpen_noSnapshot(t *testing.T) {
 // crash left of snapshots being taken or removed, and keeps the whole
 // ones.
 func TestOpen_snapshotLeftovers(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "book")
 	w := openBook(t, path, testOptions(board4x4))
 	putAll(t, w, solvedEntries(t, board4x4, 4))
@@ -226,6 +229,7 @@ func TestOpen_snapshotLeftovers(t *testing.T) {
 // batches are written: each snapshot holds a prefix of the batches, each
 // whole, and every batch committed before the snapshot's time.
 func TestBook_SnapshotEvery(t *testing.T) {
+	t.Parallel()
 	all := solvedEntries(t, board4x4, 6)
 	const batchLen = 50
 	path := filepath.Join(t.TempDir(), "book")
@@ -304,6 +308,7 @@ const writerEnv = "C4BOOK_TEST_SNAPSHOT_WRITER"
 // TestSnapshot_otherProcess reads the snapshot of a book that another
 // process writes, and sees that process close it.
 func TestSnapshot_otherProcess(t *testing.T) {
+	t.Parallel()
 	entries := solvedEntries(t, board4x4, 4)
 	if path := os.Getenv(writerEnv); path != "" {
 		writerProcess(t, path, entries)

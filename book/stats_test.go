@@ -7,6 +7,7 @@ import (
 )
 
 func TestBook_Stats(t *testing.T) {
+	t.Parallel()
 	bk, entries := derivedBook(t, filepath.Join(t.TempDir(), "book"))
 	// A position whose player to move makes four at once, derived.
 	win := mustParse(t, board5x4, "112233")
@@ -76,6 +77,7 @@ func TestBook_Stats(t *testing.T) {
 }
 
 func TestBook_DepthRange(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	t.Run("empty book", func(t *testing.T) {
 		if lo, hi, ok, err := bk.DepthRange(); err != nil || ok {
@@ -100,6 +102,7 @@ func TestBook_DepthRange(t *testing.T) {
 }
 
 func TestBook_DiskUsage(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board5x4)
 	putAll(t, bk, solvedEntries(t, board5x4, 5))
 	disk, _ := bk.DiskUsage()

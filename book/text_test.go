@@ -8,6 +8,7 @@ import (
 )
 
 func TestBook_ExportText(t *testing.T) {
+	t.Parallel()
 	src := newBook(t, board5x4)
 	entries := solvedEntries(t, board5x4, 6)
 	putAll(t, src, entries)
@@ -63,6 +64,7 @@ func TestBook_ExportText(t *testing.T) {
 }
 
 func TestBook_ImportText(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, board4x4)
 	input := strings.Join([]string{
 		"# a comment",

@@ -33,6 +33,7 @@ func derivedBook(tb testing.TB, dir string) (*Book, []Entry) {
 }
 
 func TestBook_Verify(t *testing.T) {
+	t.Parallel()
 	s, err := solver.New(board5x4, 1<<20)
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +122,7 @@ func TestBook_Verify(t *testing.T) {
 // solved again, by several solvers at once: a wrong score anywhere among
 // them is found, which a sample would find only by chance.
 func TestBook_Verify_solved(t *testing.T) {
+	t.Parallel()
 	s, err := solver.New(board5x4, 1<<20)
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +170,7 @@ func TestBook_Verify_solved(t *testing.T) {
 // TestStratifiedSample: each who gets an equal share of the sample, every
 // depth of each at least one entry, and no entry twice.
 func TestStratifiedSample(t *testing.T) {
+	t.Parallel()
 	s := newStratifiedSample(30, rand.New(rand.NewPCG(1, 2)))
 	key := uint64(0)
 	add := func(n, depth int, origin Origin, worker uint32) {
@@ -202,6 +205,7 @@ func TestStratifiedSample(t *testing.T) {
 }
 
 func TestApportion(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n     int
 		sizes []int64

@@ -13,6 +13,7 @@ import (
 func testKey(c byte) string { return "U" + strings.Repeat("A", 54) + string(c) }
 
 func TestBook_AddWorker(t *testing.T) {
+	t.Parallel()
 	path := t.TempDir()
 	bk := openBook(t, path, testOptions(board4x4))
 	a, err := bk.AddWorker("lab-1", testKey('A'))
@@ -79,6 +80,7 @@ func TestBook_AddWorker(t *testing.T) {
 }
 
 func TestBook_AddObserver(t *testing.T) {
+	t.Parallel()
 	path := t.TempDir()
 	bk := openBook(t, path, testOptions(board4x4))
 	if _, err := bk.AddWorker("lab-1", testKey('A')); err != nil {
@@ -134,6 +136,7 @@ func TestBook_AddObserver(t *testing.T) {
 // a worker's; a record whose role and version disagree is corrupt, never
 // read as either.
 func TestBook_workerRecordRoles(t *testing.T) {
+	t.Parallel()
 	bk := openBook(t, t.TempDir(), testOptions(board4x4))
 	record := func(version byte, name, role string) []byte {
 		js := `{"name":"` + name + `","public_key":"` + testKey('A') + `","number":1,"added":"2026-11-26T13:08:50Z"`
@@ -168,6 +171,7 @@ func TestBook_workerRecordRoles(t *testing.T) {
 // caught by the job takes none of its tasks any more), and only for that
 // job.
 func TestBook_ActiveWorkers(t *testing.T) {
+	t.Parallel()
 	bk := newBook(t, solver.MustBoard(4, 4))
 	for i, name := range []string{"alice", "mallory", "bob"} {
 		if _, err := bk.AddWorker(name, testKey(byte('A'+i))); err != nil {

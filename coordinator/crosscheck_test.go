@@ -27,6 +27,7 @@ import (
 // again by the others, and the finished book equals an honest run's,
 // entry for entry, with no entry of the liar's left.
 func TestRun_crossCheckLiar(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
 
@@ -160,6 +161,7 @@ func liarStored(t *testing.T, bk *book.Book, depth int, n uint32) bool {
 // cross-check; with no other identity, every check is skipped, the
 // summary says so, and the job completes with a right book.
 func TestRun_crossCheckOneIdentity(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	k := newKeyedCluster(t, b, "alice")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -196,6 +198,7 @@ func TestRun_crossCheckOneIdentity(t *testing.T) {
 // is quarantined. It takes one hoard of 40 tasks and leaves; the honest
 // worker finishes the job, and the book is exact.
 func TestRun_crossCheckHoarder(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
 	k := newKeyedCluster(t, b, "alice", "mallory")

@@ -50,6 +50,7 @@ func (r *deriveReports) check(tb testing.TB, total int64) {
 // though its goroutines count concurrently; a derivation cut short and
 // run again reaches the total too, deriving only what was left.
 func TestDerive_progress(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	spec := Spec{Board: b, Depth: 11, TaskSize: 16}
 	var above int64 // positions of the job above the leaves

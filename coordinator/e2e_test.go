@@ -3,6 +3,7 @@ package coordinator_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -113,47 +114,107 @@ func (c *cluster) startCountingWorker(tb testing.TB, ctx context.Context, id str
 	})
 }
 
+// testCtx returns a context that ends when t ends, or 30 s before the
+// deadline of the test binary (go test -timeout), whichever comes first:
+// a test that waits in vain then fails saying for what, however slow the
+// machine, instead of with the binary's panic.
+func testCtx(t *testing.T) context.Context {
+	ctx := t.Context()
+	if dl, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-30*time.Second))
+		t.Cleanup(cancel)
+	}
+	return ctx
+}
+
+// waitUntil returns once cond is true, which it asks every 10 ms; it fails
+// t if testCtx ends first: what names what it waits for.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx := testCtx(t)
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waited in vain for %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
 // runJob runs the coordinator on spec.
 func (c *cluster) runJob(ctx context.Context, tb testing.TB, spec coordinator.Spec) (coordinator.Summary, error) {
 	return coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(tb).With("role", "coordinator"), StatusEvery: time.Second})
 }
 
 // checkBook checks that the book holds every non-terminal position of the
-// job with the solver's score.
+// job with the solver's score, and returns their number.
 func checkBook(tb testing.TB, b *solver.Board, bk *book.Book, root string, depth int) int {
 	tb.Helper()
-	s, _ := solver.New(b, 16<<20)
-	seen := map[uint64]bool{}
-	var walk func(p solver.Position)
-	walk = func(p solver.Position) {
-		if p.Moves() > 0 && p.LastMoveWon() || seen[p.CanonicalKey()] {
-			return
-		}
-		seen[p.CanonicalKey()] = true
-		v, ok, err := bk.Get(p)
+	want := solverScores(b, root, depth)
+	for _, ps := range want {
+		v, ok, err := bk.Get(ps.p)
 		if err != nil || !ok {
-			tb.Fatalf("position not in the book (%v):\n%v", err, p)
+			tb.Fatalf("position not in the book (%v):\n%v", err, ps.p)
 		}
-		if want := s.Solve(p); v.Score != want {
-			tb.Fatalf("book %d, solver %d:\n%v", v.Score, want, p)
-		}
-		if p.Moves() == depth {
-			return
-		}
-		for col := range b.Width() {
-			if p.CanPlay(col) {
-				child := p
-				child.Play(col)
-				walk(child)
-			}
+		if v.Score != ps.score {
+			tb.Fatalf("book %d, solver %d:\n%v", v.Score, ps.score, ps.p)
 		}
 	}
-	r, _ := b.Parse(root)
-	walk(r)
-	return len(seen)
+	return len(want)
+}
+
+// positionScore is a position and the solver's score of it.
+type positionScore struct {
+	p     solver.Position
+	score int
+}
+
+// solvedJobs holds what solverScores found, by job: many tests build the
+// same jobs, and the solver's scores are the same for each.
+var solvedJobs sync.Map // "WxH/root/depth" -> *solvedJob
+
+type solvedJob struct {
+	once   sync.Once
+	scores map[uint64]positionScore
+}
+
+// solverScores returns the solver's score of every non-terminal position
+// of a job, by canonical key, found once in the test process.
+func solverScores(b *solver.Board, root string, depth int) map[uint64]positionScore {
+	v, _ := solvedJobs.LoadOrStore(fmt.Sprintf("%dx%d/%s/%d", b.Width(), b.Height(), root, depth), &solvedJob{})
+	job := v.(*solvedJob)
+	job.once.Do(func() {
+		s, _ := solver.New(b, 16<<20)
+		job.scores = map[uint64]positionScore{}
+		var walk func(p solver.Position)
+		walk = func(p solver.Position) {
+			if p.Moves() > 0 && p.LastMoveWon() {
+				return
+			}
+			if _, seen := job.scores[p.CanonicalKey()]; seen {
+				return
+			}
+			job.scores[p.CanonicalKey()] = positionScore{p, s.Solve(p)}
+			if p.Moves() == depth {
+				return
+			}
+			for col := range b.Width() {
+				if p.CanPlay(col) {
+					child := p
+					child.Play(col)
+					walk(child)
+				}
+			}
+		}
+		r, _ := b.Parse(root)
+		walk(r)
+	})
+	return job.scores
 }
 
 func TestRun_twoWorkers(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -198,6 +259,7 @@ func (p countingPublisher) PublishResult(ctx context.Context, r queue.Result) er
 // TestRun_workerDies: a worker takes a task and dies without a word; the
 // task is delivered again after AckWait and the job completes.
 func TestRun_workerDies(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	c.stream.AckWait = 2 * time.Second
@@ -262,6 +324,7 @@ func TestRun_workerDies(t *testing.T) {
 // through while the workers go on; started again, it finishes the job, and
 // only tasks in a worker's hands at the restart are solved twice.
 func TestRun_coordinatorRestart(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	workCtx, stopWorkers := context.WithCancel(context.Background())
@@ -271,11 +334,11 @@ func TestRun_coordinatorRestart(t *testing.T) {
 	spec := coordinator.Spec{Board: b, Depth: 10, TaskSize: 32}
 
 	ctx1, crash := context.WithCancel(context.Background())
-	var total int64
+	var total, atCrash int64
 	cfg := coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
 		Progress: func(p coordinator.Progress) {
-			if p.Phase == book.JobSolving && p.Total > 0 && p.Done >= p.Total/3 {
-				total = p.Total
+			if p.Phase == book.JobSolving && p.Total > 0 && p.Done >= p.Total/3 && total == 0 {
+				total, atCrash = p.Total, solved.Load()
 				crash()
 			}
 		}}
@@ -283,7 +346,9 @@ func TestRun_coordinatorRestart(t *testing.T) {
 	if err == nil || total == 0 {
 		t.Fatalf("first run was not stopped midway: %+v, %v", first, err)
 	}
-	time.Sleep(200 * time.Millisecond) // workers solve on while no coordinator runs
+	// The workers solve on while no coordinator runs: a result at least
+	// comes in between the runs (unless they had answered every task).
+	waitUntil(t, "a worker's result after the stop", func() bool { return solved.Load() > atCrash || solved.Load() >= total })
 	cfg.Progress = nil
 	second, err := coordinator.Run(context.Background(), cfg)
 	stopWorkers()
@@ -310,6 +375,7 @@ func TestRun_coordinatorRestart(t *testing.T) {
 // positions than the task's, or with a score no position can have are
 // rejected, and nothing of them is written.
 func TestRun_forgedResults(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 16}
@@ -371,6 +437,7 @@ func newScratchBook(tb testing.TB, b *solver.Board) *book.Book {
 // TestRun_7x6 builds a 7x6 sub-book under a deep root with two workers and
 // checks every position against the solver.
 func TestRun_7x6(t *testing.T) {
+	t.Parallel()
 	b := solver.Standard
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -423,6 +490,7 @@ func impossibleScores(t *queue.Task) []int8 {
 // quarantined, the tasks it took are solved by others, and the book is
 // right.
 func TestRun_quarantine(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -476,11 +544,13 @@ func TestRun_quarantine(t *testing.T) {
 // nobody to check against: the cross-checks are skipped, and the job
 // completes.
 func TestRun_crossCheck(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
 	drawAll := func(t *queue.Task) []int8 { return make([]int8, len(t.Keys)) }
 
 	t.Run("liar and honest worker", func(t *testing.T) {
+		t.Parallel()
 		c := newCluster(t, b)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -506,6 +576,7 @@ func TestRun_crossCheck(t *testing.T) {
 		checkBook(t, b, c.book, spec.Root, spec.Depth)
 	})
 	t.Run("one worker", func(t *testing.T) {
+		t.Parallel()
 		c := newCluster(t, b)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -530,6 +601,7 @@ func TestRun_crossCheck(t *testing.T) {
 // while it derives; run again each time, it finishes the job, and the book
 // holds every position with its exact score.
 func TestRun_restartInEveryPhase(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	workCtx, stopWorkers := context.WithCancel(context.Background())
@@ -574,6 +646,7 @@ func TestRun_restartInEveryPhase(t *testing.T) {
 // quarantined from the start of the next, which ignores its results
 // without rejecting them again.
 func TestRun_quarantineKept(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
@@ -627,6 +700,7 @@ func TestRun_quarantineKept(t *testing.T) {
 // total, never goes back and ends at the total, which stays the same
 // throughout.
 func TestRun_deriveProgress(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())

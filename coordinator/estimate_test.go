@@ -13,6 +13,7 @@ import (
 // the sample asked for, solve at most a fifth of the leaves, and a small
 // job gets at least minRuns shorter runs.
 func TestChooseRuns(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n                 int64
 		sample, run       int
@@ -44,6 +45,7 @@ func TestChooseRuns(t *testing.T) {
 // TestBootstrapMean: the interval holds the mean, and is a point for one
 // value.
 func TestBootstrapMean(t *testing.T) {
+	t.Parallel()
 	xs := []float64{1, 2, 3, 4, 10}
 	lo, hi := bootstrapMean(xs, 1)
 	if m := meanOf(xs); lo > m || hi < m || lo < 1 || hi > 10 || lo == hi {
@@ -58,6 +60,7 @@ func TestBootstrapMean(t *testing.T) {
 // the job then uses), measures leaves of it and predicts a positive CPU
 // inside its interval; a job whose leaves the book holds costs nothing.
 func TestEstimateJob(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	spec := Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
 	mb := newMemBook()

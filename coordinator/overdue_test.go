@@ -10,6 +10,7 @@ import (
 // times the 90th percentile of the answer times (at least the floor) and a
 // task published after it was answered; not while it only waits its turn.
 func TestOverdueWatch(t *testing.T) {
+	t.Parallel()
 	w := newOverdueWatch(4, time.Second) // floor 4 s
 	t0 := time.Unix(1000, 0)
 	if got := w.after(); got != 4*time.Second {

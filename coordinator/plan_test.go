@@ -48,14 +48,19 @@ func solveLeaves(tb testing.TB, b *solver.Board, bk *book.Book, leaves []uint64)
 }
 
 // jobPositions enumerates the non-terminal positions of a job the plain
-// way: every move sequence, deduplicated at the end by canonical key.
+// way: every move sequence, deduplicated at the end by canonical key. A
+// position met again by another order of the same moves is not walked
+// again (its key, unique to it, mirrors not folded, says so): what lies
+// below a position depends on the position only.
 func jobPositions(b *solver.Board, root string, depth int) map[uint64]solver.Position {
 	all := map[uint64]solver.Position{}
+	walked := map[uint64]bool{}
 	var walk func(p solver.Position)
 	walk = func(p solver.Position) {
-		if p.Moves() > 0 && p.LastMoveWon() {
+		if p.Moves() > 0 && p.LastMoveWon() || walked[p.Key()] {
 			return
 		}
+		walked[p.Key()] = true
 		all[p.CanonicalKey()] = p
 		if p.Moves() == depth {
 			return
@@ -89,6 +94,7 @@ func planLeaves(tb testing.TB, dir string) []uint64 {
 }
 
 func TestMakePlan_andDerive(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		board     *solver.Board
 		root      string
@@ -103,6 +109,7 @@ func TestMakePlan_andDerive(t *testing.T) {
 	} {
 		spec := Spec{Board: tc.board, Root: tc.root, Depth: tc.depth, TaskSize: 16}
 		t.Run(spec.ID(), func(t *testing.T) {
+			t.Parallel()
 			bk := newBook(t, tc.board)
 			s, _ := solver.New(tc.board, 4<<20)
 			opts := &PlanOptions{MemKeys: tc.memKeys}
@@ -186,6 +193,7 @@ func TestMakePlan_andDerive(t *testing.T) {
 }
 
 func TestSpec_Validate(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []Spec{
 		{Board: nil, Depth: 1, TaskSize: 1},
 		{Board: solver.Standard, Root: "448", Depth: 8, TaskSize: 1},
@@ -281,6 +289,7 @@ func dfsLeaves(b *solver.Board, root string, depth int) []uint64 {
 // TestMakePlan_order: the job's leaves come in depth-first order, spilled
 // runs or not, from the empty board or a root.
 func TestMakePlan_order(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		board   *solver.Board
 		root    string
@@ -293,6 +302,7 @@ func TestMakePlan_order(t *testing.T) {
 	} {
 		spec := Spec{Board: tc.board, Root: tc.root, Depth: tc.depth, TaskSize: 16}
 		t.Run(fmt.Sprintf("%s-mem%d", spec.ID(), tc.memKeys), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			if _, err := MakePlan(context.Background(), spec, newBook(t, tc.board), dir, &PlanOptions{MemKeys: tc.memKeys}); err != nil {
 				t.Fatal(err)
@@ -323,6 +333,7 @@ func TestMakePlan_order(t *testing.T) {
 // TestMakePlan_before: a plan made before paths and orders is solved in
 // key order when whole, and made again when cut short.
 func TestMakePlan_before(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	spec := Spec{Board: b, Depth: 8, TaskSize: 16}
 	bk := newBook(t, b)
@@ -365,6 +376,7 @@ func TestMakePlan_before(t *testing.T) {
 
 // TestPlanner_pathsGrow: paths grow while a uint64 holds them.
 func TestPlanner_pathsGrow(t *testing.T) {
+	t.Parallel()
 	pl := &planner{spec: Spec{Board: solver.Standard}, rootDepth: 2}
 	// 7^22 < 2^64 < 7^23
 	if !pl.pathsGrow(24) || pl.pathsGrow(25) {

@@ -23,6 +23,7 @@ import (
 // again the tasks that were out, and the job ends with an exact book.
 // Before, the job waited until its coordinator was started again.
 func TestRun_queueDeleted(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	dir := t.TempDir()
 	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Token: "operator"})
@@ -54,7 +55,7 @@ func TestRun_queueDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 2}
 	var results atomic.Int64
@@ -83,7 +84,7 @@ func TestRun_queueDeleted(t *testing.T) {
 					return
 				}
 			case <-ctx.Done():
-				t.Fatalf("waited 2 minutes for %d results, %d came", n, results.Load())
+				t.Fatalf("waited in vain for %d results, %d came", n, results.Load())
 			}
 		}
 	}
@@ -99,7 +100,7 @@ func TestRun_queueDeleted(t *testing.T) {
 			break
 		}
 		if ctx.Err() != nil {
-			t.Fatal("the workers' consumer was not set up again within 2 minutes")
+			t.Fatal("the workers' consumer was not set up again")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -114,7 +115,7 @@ func TestRun_queueDeleted(t *testing.T) {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		t.Fatal("the job did not end within 2 minutes of parts of its queue being deleted")
+		t.Fatal("the job did not end after parts of its queue were deleted")
 	}
 	if runErr != nil {
 		t.Fatal(runErr)

@@ -66,6 +66,7 @@ func bookScores(t *testing.T, bk *book.Book) map[[2]uint64]int {
 // again with the honest worker alone: the book then equals, entry for
 // entry, the book of an honest run.
 func TestRun_revokeLiar(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
 

@@ -45,6 +45,7 @@ func (c *cluster) standInWorker(tb testing.TB, ctx context.Context, id string) (
 // checks every position of the book against a plain minimax over the same
 // leaf scores: what the scale benchmark measures is a whole, right job.
 func TestRun_standIn(t *testing.T) {
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	c := newCluster(t, b)
 	ctx, cancel := context.WithCancel(context.Background())

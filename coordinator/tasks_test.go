@@ -47,6 +47,7 @@ func leavesOf(tb testing.TB, keys, order []uint64) *jobLeaves {
 // TestTaskTable_order: with an order, task i is the leaves of places
 // [i*size, (i+1)*size) of the order, and a task is held when those are.
 func TestTaskTable_order(t *testing.T) {
+	t.Parallel()
 	keys := []uint64{10, 20, 30, 40, 50, 60, 70}
 	tt := newTaskTable(leavesOf(t, keys, []uint64{6, 0, 3, 1, 5, 2, 4}), 3)
 	for i, want := range [][]uint64{{70, 10, 40}, {20, 60, 30}, {50}} {
@@ -99,6 +100,7 @@ func TestTaskTable_order(t *testing.T) {
 }
 
 func TestTaskTable(t *testing.T) {
+	t.Parallel()
 	keys := []uint64{10, 20, 30, 40, 50, 60, 70}
 	tt := newTaskTable(leavesOf(t, keys, nil), 3)
 	if tt.Len() != 3 || tt.pending != 3 {
@@ -164,6 +166,7 @@ func TestTaskTable(t *testing.T) {
 // the queue: a good result is stored and its task done; forged ones are
 // rejected and their worker quarantined in the end.
 func TestCollect(t *testing.T) {
+	t.Parallel()
 	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
 	j, mb, fq := testJob(t, spec, Config{})
 	if j.tasks.Len() < 3 || len(fq.published) != j.tasks.Len() {
@@ -219,6 +222,7 @@ func TestCollect(t *testing.T) {
 // worker answering both copies never makes a cross-check: the task is
 // published again for another.
 func TestCollect_crossCheck(t *testing.T) {
+	t.Parallel()
 	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
 	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
 	// One copy each: the second copy of a checked task goes out when the
@@ -285,6 +289,7 @@ func TestCollect_crossCheck(t *testing.T) {
 // of a cross-checked task: the check is skipped, counted, and the task
 // done on its word; its copies never count as a cross-check.
 func TestCollect_crossCheckOneIdentity(t *testing.T) {
+	t.Parallel()
 	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
 	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
 	planned, published := len(mb.entries), len(fq.published)
@@ -307,6 +312,7 @@ func TestCollect_crossCheckOneIdentity(t *testing.T) {
 // alone in the job are not done any more and are published again; the
 // others' tasks stay done.
 func TestCollect_requeue(t *testing.T) {
+	t.Parallel()
 	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
 	j, _, fq := testJob(t, spec, Config{})
 	ctx := context.Background()

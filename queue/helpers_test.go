@@ -117,11 +117,16 @@ func taskSource(tb testing.TB, c *Conn) *TaskSource {
 	return src
 }
 
-// publishTasks publishes tasks or fails the test.
+// publishTasks opens the jobs of tasks (each once) and publishes tasks,
+// or fails the test.
 func publishTasks(tb testing.TB, c *Conn, tasks ...Task) {
 	tb.Helper()
+	opened := map[string]bool{}
 	for _, t := range tasks {
-		openJob(tb, c, t.JobID)
+		if !opened[t.JobID] {
+			openJob(tb, c, t.JobID)
+			opened[t.JobID] = true
+		}
 	}
 	if err := c.PublishTasks(testCtx(tb, 60*time.Second), tasks); err != nil {
 		tb.Fatalf("PublishTasks: %v", err)

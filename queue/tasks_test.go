@@ -83,17 +83,22 @@ func TestConn_PublishTasks(t *testing.T) {
 }
 
 // TestConn_PublishTasks_duplicates publishes the same tasks twice within
-// the duplicate window: the stream stores them once.
+// the duplicate window: the stream stores them once. Each task's copy
+// follows it in the same call (more than publishWindow publishes), and
+// the last tasks are published again in a second call: every copy comes
+// within moments of its task, however slow the machine (publishing all
+// the tasks twice over could take longer than the window under load).
 func TestConn_PublishTasks_duplicates(t *testing.T) {
 	t.Parallel()
 	_, c := setupQueue(t, testStreams)
-	var tasks []Task
+	var tasks, twice []Task
 	for i := range 2000 {
-		tasks = append(tasks, testTask(t, "dup", uint64(i), 4))
+		task := testTask(t, "dup", uint64(i), 4)
+		tasks = append(tasks, task)
+		twice = append(twice, task, task)
 	}
-	publishTasks(t, c, tasks...)
-	publishTasks(t, c, tasks...)
-	publishTasks(t, c, tasks[:10]...)
+	publishTasks(t, c, twice...)
+	publishTasks(t, c, tasks[len(tasks)-10:]...)
 	if n := streamMsgs(t, c, TaskStream); n != 2000 {
 		t.Errorf("stream holds %d tasks after publishing 2000 tasks twice, want 2000", n)
 	}
@@ -372,9 +377,13 @@ func TestConn_Tasks_notReady(t *testing.T) {
 	}
 }
 
+// TestTaskSource_Next_closed: a Next waiting for a task returns ErrClosed
+// when its connection is closed. The connection closes once the server
+// holds Next's pull request (before, a Next not yet started met a closed
+// connection instead).
 func TestTaskSource_Next_closed(t *testing.T) {
 	t.Parallel()
-	s, _ := setupQueue(t, testStreams)
+	s, coord := setupQueue(t, testStreams)
 	c := connectTo(t, s, "worker")
 	src := taskSource(t, c)
 	done := make(chan error, 1)
@@ -382,7 +391,14 @@ func TestTaskSource_Next_closed(t *testing.T) {
 		_, err := src.Next(context.Background())
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	cons, err := coord.js.Consumer(testCtx(t, 10*time.Second), TaskStream, WorkerConsumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "Next waiting for a task", func() bool {
+		info, err := cons.Info(testCtx(t, 10*time.Second))
+		return err == nil && info.NumWaiting > 0
+	})
 	c.Close()
 	select {
 	case err := <-done:

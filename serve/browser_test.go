@@ -403,6 +403,7 @@ func (l *liveJobs) set(jobs ...queue.JobStatus) {
 // and a link to a position, the best line, the end of a game, an error of
 // the API; then the jobs page, live.
 func TestWeb_page(t *testing.T) {
+	t.Parallel()
 	br := newBrowser(t)
 	b := board54(t)
 	const height = 4

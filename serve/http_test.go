@@ -16,6 +16,7 @@ import (
 // TestServer_HTTPServer: the limits HTTPServer sets are those its doc
 // comment and docs/serve.md give.
 func TestServer_HTTPServer(t *testing.T) {
+	t.Parallel()
 	srv, _ := newTestServer(t, testBook(t, board54(t), 2), Options{SolveTimeout: 2 * time.Second})
 	hs := srv.HTTPServer()
 	if hs.ReadHeaderTimeout != 10*time.Second || hs.ReadTimeout != 30*time.Second || hs.WriteTimeout != 35*time.Second ||
@@ -29,6 +30,7 @@ func TestServer_HTTPServer(t *testing.T) {
 // slowly, and stops, has its connection closed once the server's limit
 // is past; headers and bodies too large are refused.
 func TestServer_slowClients(t *testing.T) {
+	t.Parallel()
 	srv, _ := newTestServer(t, testBook(t, board54(t), 2), Options{})
 	lim := httpLimits{readHeader: 200 * time.Millisecond, read: 500 * time.Millisecond, write: 5 * time.Second,
 		idle: time.Second, maxHeader: 1 << 10, maxBody: 4 << 10}

@@ -129,6 +129,7 @@ func board54(t testing.TB) *solver.Board {
 // the solver, for every position of a small board up to one stone past
 // the book's depth.
 func TestServer_position(t *testing.T) {
+	t.Parallel()
 	b := board54(t)
 	_, ts := newTestServer(t, testBook(t, b, 4), Options{SolveTimeout: 10 * time.Second, CacheEntries: 100})
 	s, _ := solver.New(b, 1<<20)
@@ -199,6 +200,7 @@ func TestServer_position(t *testing.T) {
 // TestServer_errors checks the status and message of each kind of bad
 // request.
 func TestServer_errors(t *testing.T) {
+	t.Parallel()
 	b := board54(t)
 	path := testBook(t, b, 3)
 	_, solving := newTestServer(t, path, Options{SolveTimeout: time.Minute})
@@ -240,6 +242,7 @@ func TestServer_errors(t *testing.T) {
 // (no Retry-After), that a request that found every solver busy gets 503
 // with Retry-After, and that the server still answers after.
 func TestServer_timeout(t *testing.T) {
+	t.Parallel()
 	b := solver.Standard
 	path := filepath.Join(t.TempDir(), "book")
 	bk, err := book.Open(path, &book.Options{Create: true, Board: b})
@@ -282,6 +285,7 @@ func TestServer_timeout(t *testing.T) {
 // TestServer_batch checks POST /v1/positions: answers and failures in
 // order, and the limits of a batch.
 func TestServer_batch(t *testing.T) {
+	t.Parallel()
 	b := board54(t)
 	_, ts := newTestServer(t, testBook(t, b, 4), Options{})
 	post := func(body string) (int, map[string][]json.RawMessage) {
@@ -335,6 +339,7 @@ func postTo(t testing.TB, url, body string) (int, map[string][]json.RawMessage) 
 // TestServer_line checks that the best line is played to the end of the
 // game, each move keeping the score.
 func TestServer_line(t *testing.T) {
+	t.Parallel()
 	b := board54(t)
 	_, ts := newTestServer(t, testBook(t, b, 4), Options{SolveTimeout: time.Minute})
 	var l Line
@@ -355,6 +360,7 @@ func TestServer_line(t *testing.T) {
 
 // TestServer_statsAndHealth checks /v1/stats once counted, and /healthz.
 func TestServer_statsAndHealth(t *testing.T) {
+	t.Parallel()
 	b := board54(t)
 	_, ts := newTestServer(t, testBook(t, b, 3), Options{})
 	var st Stats
@@ -384,6 +390,7 @@ func TestServer_statsAndHealth(t *testing.T) {
 // which said ok, then answers 503 naming it too, and a lookup that met the
 // damage makes it say so as well.
 func TestServer_damagedBook(t *testing.T) {
+	t.Parallel()
 	b := board54(t)
 	for _, first := range []string{"stats", "lookups"} {
 		t.Run(first, func(t *testing.T) {
@@ -496,6 +503,7 @@ func getHealth(t testing.TB, url string) (int, string) {
 // TestServer_cache checks that a solved answer is kept, and answered again
 // without the solver.
 func TestServer_cache(t *testing.T) {
+	t.Parallel()
 	b := board54(t)
 	srv, err := New(Options{Open: openReadOnly(testBook(t, b, 2)), SolveTimeout: time.Minute, CacheEntries: 2, TableBytes: 1 << 20, Solvers: 1})
 	if err != nil {
@@ -533,6 +541,7 @@ func mustKey(t testing.TB, b *solver.Board, moves string) uint64 {
 // snapshots: a newer snapshot replaces the one served, and the book itself
 // once its writer closes it.
 func TestServer_followsSnapshots(t *testing.T) {
+	t.Parallel()
 	b := board54(t)
 	path := filepath.Join(t.TempDir(), "book")
 	w, err := book.Open(path, &book.Options{Create: true, Board: b})
@@ -582,6 +591,7 @@ func TestServer_followsSnapshots(t *testing.T) {
 // TestDepthCounts_MarshalJSON: the depths of /v1/stats' by_depth come in
 // numeric order, not as strings sort them.
 func TestDepthCounts_MarshalJSON(t *testing.T) {
+	t.Parallel()
 	got, err := json.Marshal(Stats{ByDepth: DepthCounts{10: 3, 9: 2, 0: 1, 11: 4}})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,19 @@ func startHelpers(tb testing.TB, s *Solver, n int) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
+// waitHelpers returns once n helpers take part in s's open team; it fails
+// tb if that takes a minute.
+func waitHelpers(tb testing.TB, s *Solver, n int32) {
+	tb.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for s.team.Load().helpers.Load() < n {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%d helpers of %d joined the team in a minute", s.team.Load().helpers.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // TestSolver_Help: a solver helped by others on its table gives the right
 // scores, cold and warm, and counts the helpers' nodes (run with -race to
 // check the team's state).
@@ -38,9 +51,7 @@ func TestSolver_Help(t *testing.T) {
 	defer s.CloseTeam()
 	stop := startHelpers(t, s, 2)
 	defer stop()
-	for s.team.Load().helpers.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
+	waitHelpers(t, s, 2)
 	for _, warm := range []bool{false, true} {
 		for _, c := range signaturePositions {
 			p, _ := Standard.Parse(c.moves)
@@ -61,7 +72,10 @@ func TestSolver_Help(t *testing.T) {
 }
 
 // TestSolver_Help_leaving: Help returns when the team closes or its
-// context is done, and refuses a helper on another table.
+// context is done, and refuses a helper on another table. The team closes
+// and the context is done only once the helper has joined the team: a
+// Help that has not joined yet returns at once for another reason (no
+// team open), or for the same (its context done) without having waited.
 func TestSolver_Help_leaving(t *testing.T) {
 	s, _ := New(Standard, 1<<20)
 	other, _ := New(Standard, 1<<20)
@@ -74,7 +88,7 @@ func TestSolver_Help_leaving(t *testing.T) {
 	s.OpenTeam()
 	done := make(chan error)
 	go func() { done <- s.Help(context.Background(), NewShared(s.Table())) }()
-	time.Sleep(10 * time.Millisecond)
+	waitHelpers(t, s, 1)
 	s.CloseTeam()
 	select {
 	case err := <-done:
@@ -89,7 +103,7 @@ func TestSolver_Help_leaving(t *testing.T) {
 	defer s.CloseTeam()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { done <- s.Help(ctx, NewShared(s.Table())) }()
-	time.Sleep(10 * time.Millisecond)
+	waitHelpers(t, s, 1)
 	cancel()
 	select {
 	case err := <-done:
@@ -109,9 +123,7 @@ func TestSolver_Help_stop(t *testing.T) {
 	defer s.CloseTeam()
 	stop := startHelpers(t, s, 1)
 	defer stop()
-	for s.team.Load().helpers.Load() < 1 {
-		time.Sleep(time.Millisecond)
-	}
+	waitHelpers(t, s, 1)
 	p, _ := Standard.Parse("")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

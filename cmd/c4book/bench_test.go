@@ -44,7 +44,7 @@ func benchRow(tb testing.TB, out, set string) []string {
 }
 
 func TestBench_table(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	easy := writeSet(t, "easy", refSet(refLines(t, "Test_L3_R1", 20)))
 	medium := writeSet(t, "medium", refSet(refLines(t, "Test_L2_R1", 5)))
 
@@ -86,7 +86,7 @@ func TestBench_table(t *testing.T) {
 // TestBench_usage checks the errors found before solving; it needs no
 // reference set.
 func TestBench_usage(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	quick := writeSet(t, "quick", []string{quickPosition + " 0"})
 	t.Run("negative limit", func(t *testing.T) {
 		r := run(t, "", "bench", "--limit", "-1", quick)
@@ -117,7 +117,7 @@ func TestBench_usage(t *testing.T) {
 }
 
 func TestBench_mismatch(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	lines := refLines(t, "Test_L3_R1", 5)
 	wrong := lines[2]
 	wrong.score++
@@ -140,7 +140,7 @@ func TestBench_mismatch(t *testing.T) {
 }
 
 func TestBench_unreadable(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	lines := refSet(refLines(t, "Test_L3_R1", 3))
 	file := writeSet(t, "bad", []string{lines[0], "4459 1", lines[1], "4453", "", "4453 x", lines[2]})
 	r := run(t, "", "bench", testTTSize, file)
@@ -160,7 +160,7 @@ func TestBench_unreadable(t *testing.T) {
 }
 
 func TestBench_json(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	easy := writeSet(t, "easy", refSet(refLines(t, "Test_L3_R1", 10)))
 	medium := writeSet(t, "medium", refSet(refLines(t, "Test_L2_R1", 4)))
 	r := run(t, "", "bench", testTTSize, "--json", "--warm", easy, medium)
@@ -195,7 +195,7 @@ func TestBench_json(t *testing.T) {
 }
 
 func TestBench_interrupted(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	file := writeSet(t, "quick", []string{quickPosition + " 0"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -74,7 +74,7 @@ func readBinaryFile(tb testing.TB, name string) (book.BinaryHeader, []book.Entry
 // into a new book (made for the file's board) gives every entry back,
 // score and origin; imported again, every record is held.
 func TestBookExport_bin(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	want := mixOrigins(t, path)
 	out := filepath.Join(t.TempDir(), "5x4.bin")

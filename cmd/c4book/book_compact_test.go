@@ -6,7 +6,7 @@ import (
 )
 
 func TestBookCompact(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	solved := solvedLines(t, testBookDepth)
 	r := run(t, "", "book", "compact", "--book", path)

@@ -11,7 +11,7 @@ import (
 )
 
 func TestBookExport_text(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	r := run(t, "", "book", "export", "--book", path)
 	wantOK(t, r)
@@ -65,7 +65,7 @@ func TestBookExport_text(t *testing.T) {
 }
 
 func TestBookExport_pons(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	out := filepath.Join(t.TempDir(), "5x4.book")
 	r := run(t, "", "book", "export", "--book", path, "--format", "pons", "--out", out)
@@ -117,7 +117,7 @@ func TestBookExport_pons(t *testing.T) {
 }
 
 func TestBookExport_usage(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, 1)
 	for _, args := range [][]string{
 		{"--format", "csv"},

@@ -24,7 +24,7 @@ func bookGet(tb testing.TB, path, stdin string, args ...string) result {
 }
 
 func TestBookGet_stdin(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	solved := solvedLines(t, testBookDepth)
 	t.Run("round trip of the solve output", func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestBookGet_stdin(t *testing.T) {
 }
 
 func TestBookGet_invalidLines(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	in := strings.Join([]string{"12 1", "126", "1 2 3", "", "12x", "-", "12121212", "3333 x", "33333", "1212121", strings.Repeat("3", 70000), "12"}, "\n")
 	r := bookGet(t, path, in)
@@ -108,7 +108,7 @@ func TestBookGet_invalidLines(t *testing.T) {
 }
 
 func TestBookGet_args(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	t.Run("positions", func(t *testing.T) {
 		r := bookGet(t, path, "", "", "-", "12", "1234512")
@@ -131,7 +131,7 @@ func TestBookGet_args(t *testing.T) {
 }
 
 func TestBookGet_analyze(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	solveA := func(t *testing.T, in string) string {
 		t.Helper()

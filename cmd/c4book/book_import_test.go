@@ -11,7 +11,7 @@ import (
 )
 
 func TestBookImport_badLines(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "book")
 	scores := scoreMap(t, solvedLines(t, 3))
 	in := strings.Join([]string{
@@ -52,7 +52,7 @@ func TestBookImport_badLines(t *testing.T) {
 }
 
 func TestBookImport_file(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "solved.txt")
 	solved := solvedLines(t, 3)
 	if err := os.WriteFile(file, []byte(solved), 0o644); err != nil {

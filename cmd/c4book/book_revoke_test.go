@@ -14,7 +14,7 @@ import (
 // derived ones above, and marks the job; generate run again solves them
 // and derives again, and every score of the book is then right.
 func TestBookRevoke(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	path := makeBook(t, testBookDepth)
 	wantOK(t, run(t, "", "worker", "add", "liar", "--book", path, "--out", filepath.Join(dir, "liar.nkey")))

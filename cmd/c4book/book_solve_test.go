@@ -21,7 +21,7 @@ func solveNodes(tb testing.TB, stdin string, args ...string) (string, map[string
 }
 
 func TestSolve_book(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	// A book of depths 3 and 4 only: positions of up to 2 stones are not
 	// in it, and their searches meet its positions.
 	var lines []string

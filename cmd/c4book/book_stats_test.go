@@ -10,7 +10,7 @@ import (
 )
 
 func TestBookStats(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, 4)
 	perDepth := map[int]int{}
 	for _, m := range gamePositions(testBoard, 4) {

@@ -9,7 +9,7 @@ import (
 )
 
 func TestBookVerify(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := makeBook(t, testBookDepth)
 	t.Run("consistent book", func(t *testing.T) {
 		r := run(t, "", "book", "verify", "--book", path, "--sample", "40", "--seed", "7", testTTSize)
@@ -95,6 +95,7 @@ func TestBookVerify(t *testing.T) {
 // TestWriteVerifyReport: the counts of book verify are written with
 // thousands separators, as every other command writes them.
 func TestWriteVerifyReport(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	writeVerifyReport(&out, book.VerifyReport{Entries: 2880247, Corrupt: 0, ChildChecked: 1225583, ChildSkipped: 1654664, Resolved: 1200, Disagreements: 1001},
 		&book.VerifyOptions{Sample: 1200, Seed: 123456, SampleMinDepth: 10})

@@ -11,7 +11,7 @@ import (
 // ends with one JSON object of its figures; the job then run with
 // generate on the same book finds its plan made.
 func TestEstimate(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "e.db")
 	args := append([]string{"estimate", "--depth", "8", "--root", "33", "--book", path, "--task-size", "8", "--seed", "1", "--json", testTTSize}, testBoardFlags...)
 	r := run(t, "", args...)

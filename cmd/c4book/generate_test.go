@@ -24,7 +24,7 @@ func generateArgs(bookPath string, more ...string) []string {
 }
 
 func TestGenerate_Run(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	bookPath := filepath.Join(t.TempDir(), "5x4.db")
 	ok := t.Run("builds the book", func(t *testing.T) {
@@ -93,7 +93,7 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 }
 
 func TestGenerate_interrupt(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	bookPath := filepath.Join(t.TempDir(), "5x4.db")
 
@@ -122,7 +122,7 @@ func TestGenerate_interrupt(t *testing.T) {
 }
 
 func TestGenerate_errors(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		name string
@@ -174,7 +174,7 @@ func TestGenerate_externalServer(t *testing.T) {
 // summary's lines of cross-checks skipped and positions solved again; a
 // fraction out of range is refused.
 func TestGenerate_crossCheck(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	bookPath := filepath.Join(t.TempDir(), "5x4.db")
 	r := run(t, "", "generate", "--width=5", "--height=4", "--depth=8", "--root=33", "--book", bookPath, "--workers=2", "--task-size=8", "--cross-check=1", testTTSize)
@@ -203,6 +203,7 @@ func TestGenerate_crossCheck(t *testing.T) {
 // accepted and rejected, the cross-checks when tasks were cross-checked,
 // and a worker whose results were all rejected.
 func TestPrintByWorker(t *testing.T) {
+	t.Parallel()
 	s := coordinator.Summary{
 		Solved:   120,
 		ByWorker: map[string]int64{"alice": 90, "bob": 30},
@@ -234,6 +235,7 @@ func TestPrintByWorker(t *testing.T) {
 // tasks; a worker checked only by the coordinator (nobody else took a copy)
 // is not shown as checked by "0 decided by the coordinator".
 func TestCrossCheckNote(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s    coordinator.Summary
 		want string

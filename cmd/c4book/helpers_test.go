@@ -40,8 +40,22 @@ func runContext(tb testing.TB, ctx context.Context, stdin string, args ...string
 	return result{stdout: stdout.String(), stderr: stderr.String(), err: err}
 }
 
+// TestMain runs the tests with no C4BOOK_* variable of a configuration
+// key in the environment, so that what the shell running them holds
+// changes nothing. Tests that set no variable run in parallel on that
+// environment (a parallel test cannot call t.Setenv); a test that sets one
+// (isolateEnv, t.Setenv) is not parallel: Go runs it before the parallel
+// tests are released, and its variables are restored when it ends.
+func TestMain(m *testing.M) {
+	for _, k := range config.Keys() {
+		os.Unsetenv(k.Env)
+	}
+	os.Exit(m.Run())
+}
+
 // isolateEnv empties every C4BOOK_* variable of a configuration key for
-// the test (an empty variable counts as unset).
+// the test (an empty variable counts as unset), for a test that sets some
+// after calling it: TestMain has emptied them for all already.
 func isolateEnv(t *testing.T) {
 	t.Helper()
 	for _, k := range config.Keys() {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestLogStyle(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		level       string
 		own, of     slog.Level // the command's own level, and that of its parts

@@ -88,7 +88,7 @@ func wantHealthy(tb testing.TB, addr string) {
 // coordinator's metrics while the job runs, positions solved going up
 // from one scrape to the next, and stops serving when it ends.
 func TestGenerate_metrics(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	addr := freeAddr(t)
 	bookPath := filepath.Join(t.TempDir(), "5x4.db")
 	cmd := startCommand(t, generateArgs(bookPath, "--workers=1", "--task-size=8", "--metrics", addr)...)
@@ -201,7 +201,7 @@ func keys(mfs map[string]*dto.MetricFamily) []string {
 // TestMetrics_busyAddress: --metrics on an address in use fails at once,
 // naming the key.
 func TestMetrics_busyAddress(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 )
 
 func TestRun_help(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	for _, args := range [][]string{nil, {"--help"}, {"help"}} {
 		t.Run(fmt.Sprint(args), func(t *testing.T) {
 			r := run(t, "", args...)
@@ -39,7 +39,7 @@ func TestRun_help(t *testing.T) {
 }
 
 func TestRun_usageErrors(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -61,6 +61,7 @@ func TestRun_usageErrors(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		err  error
 		want int

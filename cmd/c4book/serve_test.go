@@ -33,7 +33,7 @@ func getAnswer(t *testing.T, url string, v any) int {
 // solver, with the message of "c4book solve" for moves that are not a
 // position; its metrics move; Ctrl-C ends it without an error.
 func TestServe(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	bookPath := filepath.Join(t.TempDir(), "5x4.db")
 	wantOK(t, run(t, "", generateArgs(bookPath, "--depth=6")...))
 
@@ -89,7 +89,7 @@ func TestServe(t *testing.T) {
 // keys, though each table alone fits: the server would start and be
 // killed once enough positions were solved at once.
 func TestServe_tablesBeyondMemory(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	most := solver.MaxTableBytes()
 	if most == 0 {
 		t.Skip("the memory of this machine is unknown")

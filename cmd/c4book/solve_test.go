@@ -19,7 +19,7 @@ func refInput(tb testing.TB) []refLine {
 }
 
 func TestSolve_stdin(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	t.Run("reference lines", func(t *testing.T) {
 		lines := refInput(t)
 		r := run(t, joinLines(lines, refLine.String), "solve", testTTSize)
@@ -53,7 +53,7 @@ func TestSolve_stdin(t *testing.T) {
 }
 
 func TestSolve_invalidLines(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	lines := refLines(t, "Test_L3_R1", 3)
 	long := strings.Repeat("12", 50000) // 100 kB
 	in := strings.Join([]string{lines[0].String(), "4459", lines[1].moves, "1 2 3", "  ", "12x", "# a comment", long, lines[2].String(), "12121212 5"}, "\n")
@@ -82,7 +82,7 @@ func TestSolve_invalidLines(t *testing.T) {
 }
 
 func TestSolve_args(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	t.Run("reference positions", func(t *testing.T) {
 		lines := refLines(t, "Test_L2_R1", 5)
 		args := []string{"solve", testTTSize}
@@ -136,7 +136,7 @@ func TestSolve_args(t *testing.T) {
 }
 
 func TestSolve_weak(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	lines := refInput(t)
 	r := run(t, joinLines(lines, refLine.String), "solve", "-w", testTTSize)
 	wantOK(t, r)
@@ -153,7 +153,7 @@ func TestSolve_weak(t *testing.T) {
 }
 
 func TestSolve_analyze(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	t.Run("agrees with the reference", func(t *testing.T) {
 		// Solve -a on the position before the last move of each reference
 		// line: the column of that move scores minus the reference score,
@@ -283,7 +283,7 @@ func sign(score int) int {
 }
 
 func TestSolve_interrupted(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	t.Run("during a search", func(t *testing.T) {

@@ -98,7 +98,7 @@ func TestStatus_Run(t *testing.T) {
 // TestStatus_help: the help claims no default job to show, since every
 // job is shown unless --depth, --root or --job is given.
 func TestStatus_help(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	r := run(t, "", "status", "--help")
 	wantOK(t, r)
 	for _, line := range outputLines(r.stdout) {
@@ -173,7 +173,7 @@ func TestStatus_watch(t *testing.T) {
 }
 
 func TestStatus_watchUsage(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -195,7 +195,7 @@ func TestStatus_watchUsage(t *testing.T) {
 // --watch), a worker's key is refused at once with what can read it, and
 // observers come and go through the registry while the job runs.
 func TestStatus_observerKey(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	defer func(d time.Duration) { registryPoll = d }(registryPoll)
 	registryPoll = 100 * time.Millisecond
 	dir := t.TempDir()

@@ -18,6 +18,7 @@ import (
 // systemd reads it without a complaint (systemd-analyze verify; that part
 // is skipped where systemd is not installed).
 func TestSystemdUnit(t *testing.T) {
+	t.Parallel()
 	unit, err := os.ReadFile(filepath.Join("..", "..", "scripts", "systemd", "c4book-worker.service"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 )
 
 func TestVersion_Run(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	r := run(t, "", "version")
 	wantOK(t, r)
 	// go test records neither a module version nor a commit.
@@ -22,6 +22,7 @@ func TestVersion_Run(t *testing.T) {
 }
 
 func TestBuildVersion(t *testing.T) {
+	t.Parallel()
 	settings := func(kv ...string) []debug.BuildSetting {
 		var s []debug.BuildSetting
 		for i := 0; i < len(kv); i += 2 {

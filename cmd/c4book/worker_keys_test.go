@@ -13,7 +13,7 @@ import (
 )
 
 func TestWorkerAdd(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	bookPath := filepath.Join(dir, "5x4.db")
 	key := filepath.Join(dir, "lab-1.nkey")
@@ -68,7 +68,7 @@ func TestWorkerAdd(t *testing.T) {
 // written into the external server's users and removed as a worker's,
 // with its role.
 func TestWorkerAdd_observer(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	dir := t.TempDir()
 	bookPath := filepath.Join(dir, "5x4.db")
 	key := filepath.Join(dir, "ops.nkey")
@@ -118,7 +118,7 @@ func TestWorkerAdd_observer(t *testing.T) {
 // joins with its new key, the removed one is refused, and the job
 // completes with the others.
 func TestCoordinator_workerKeys(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	defer func(d time.Duration) { registryPoll = d }(registryPoll)
 	registryPoll = 100 * time.Millisecond
 	dir := t.TempDir()
@@ -176,7 +176,7 @@ func TestCoordinator_workerKeys(t *testing.T) {
 // requests: the command withdraws its request and says that nothing
 // changed.
 func TestWorkerRemove_noJob(t *testing.T) {
-	isolateEnv(t)
+	t.Parallel()
 	defer func(d time.Duration) { requestWait = d }(requestWait)
 	requestWait = 300 * time.Millisecond
 	dir := t.TempDir()

@@ -138,6 +138,7 @@ func TestWorker_stop(t *testing.T) {
 // TestConnectedLine: the worker's first line says that its threads share
 // one table, not that each has its own.
 func TestConnectedLine(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int
 		want string

@@ -5,12 +5,27 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
 )
 
+// doneWatch is a context that closes asked when its Done channel is first
+// asked for: a Reader's Read asks for it when it waits.
+type doneWatch struct {
+	context.Context
+	asked chan struct{}
+	once  sync.Once
+}
+
+func (c *doneWatch) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
+}
+
 func TestReader_Read(t *testing.T) {
+	t.Parallel()
 	t.Run("reads everything", func(t *testing.T) {
 		text := strings.Repeat("0123456789abcdef\n", 20_000) // several chunks
 		for _, c := range []struct {
@@ -44,12 +59,19 @@ func TestReader_Read(t *testing.T) {
 		}
 	})
 	t.Run("cancelled while waiting", func(t *testing.T) {
+		// The context ends once Read waits on it (asks for its Done
+		// channel), not before: a Read called with an ended context
+		// returns before it waits.
 		pr, pw := io.Pipe()
 		defer pw.Close()
 		ctx, cancel := context.WithCancel(context.Background())
-		cr := NewReader(ctx, pr)
+		watched := &doneWatch{Context: ctx, asked: make(chan struct{})}
+		cr := NewReader(watched, pr)
 		defer cr.Close()
-		time.AfterFunc(10*time.Millisecond, cancel)
+		go func() {
+			<-watched.asked
+			cancel()
+		}()
 		if _, err := cr.Read(make([]byte, 10)); !errors.Is(err, ErrStopped) {
 			t.Errorf("Read = %v, want ErrStopped", err)
 		}

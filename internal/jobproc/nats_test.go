@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckListenAuth(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		nats config.NATS
@@ -38,6 +39,7 @@ func TestCheckListenAuth(t *testing.T) {
 }
 
 func TestStoreDir(t *testing.T) {
+	t.Parallel()
 	cfg := config.Default()
 	cfg.Book.Path = filepath.Join("data", "7x6.db")
 	if got, want := StoreDir(cfg), filepath.Join("data", "7x6.db", "nats"); got != want {

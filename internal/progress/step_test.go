@@ -9,6 +9,7 @@ import (
 // TestStep: a line only once the last is old enough, with the
 // count, the share and what is left.
 func TestStep(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	p := NewStep(&out, "re-solved", "entries", time.Hour)
 	p.Update(1, 4)
