@@ -114,7 +114,7 @@ func checkFile(name string, bk *book.Book, s *solver.Solver, solve int, c *count
 		case !ok:
 			c.missing++
 			fmt.Fprintf(out, "%s:%d: %s: not in the book\n", name, n, line)
-		case sign(v.Score) != outcome:
+		case solver.Outcome(v.Score) != outcome:
 			c.disagree++
 			fmt.Fprintf(out, "%s:%d: %s: the book scores it %d\n", name, n, line, v.Score)
 		default:
@@ -123,7 +123,7 @@ func checkFile(name string, bk *book.Book, s *solver.Solver, solve int, c *count
 		}
 		if c.solved < solve {
 			c.solved++
-			if got := s.Solve(p); sign(got) != outcome {
+			if got := s.Solve(p); solver.Outcome(got) != outcome {
 				c.solvedWrong++
 				fmt.Fprintf(out, "%s:%d: %s: the solver scores it %d\n", name, n, line, got)
 			}
@@ -190,15 +190,4 @@ func parseLine(line string) (solver.Position, int, error) {
 		return solver.Position{}, 0, fmt.Errorf("%q: a player has four in a row already", line)
 	}
 	return p, outcome, nil
-}
-
-// sign returns 1, 0 or -1: the outcome of a score.
-func sign(score int) int {
-	switch {
-	case score > 0:
-		return 1
-	case score < 0:
-		return -1
-	}
-	return 0
 }

@@ -37,7 +37,7 @@ func TestParseLine(t *testing.T) {
 		if p.Moves() != 8 {
 			t.Errorf("%q: %d moves, want 8", line, p.Moves())
 		}
-		if got := s.Solve(p); sign(got) != outcome {
+		if got := s.Solve(p); solver.Outcome(got) != outcome {
 			t.Errorf("%q: solved %d, the data set says %d", line, got, outcome)
 		}
 	}
