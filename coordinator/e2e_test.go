@@ -199,12 +199,8 @@ func solverScores(b *solver.Board, root string, depth int) map[uint64]positionSc
 			if p.Moves() == depth {
 				return
 			}
-			for col := range b.Width() {
-				if p.CanPlay(col) {
-					child := p
-					child.Play(col)
-					walk(child)
-				}
+			for _, child := range p.Children() {
+				walk(child)
 			}
 		}
 		r, _ := b.Parse(root)

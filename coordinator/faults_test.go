@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,6 +16,7 @@ import (
 
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/internal/testaddr"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 	"github.com/c4book/c4book/worker"
@@ -203,40 +199,6 @@ func testFailingTask(t *testing.T, deaf bool) {
 	checkBook(t, b, c.book, spec.Root, spec.Depth)
 }
 
-// freePort returns an address of 127.0.0.1 nobody listens on, for a
-// server that stops and starts again on it. Its port is below the kernel's
-// range of ephemeral ports (Linux: 32768 and up by default), from which
-// the listeners on port 0 and the outgoing connections of the tests
-// running in parallel take theirs: none of them can take it while the
-// server is down. Where there is no room below the range, it is a port of
-// the range, as the kernel gives it.
-func freePort(tb testing.TB) string {
-	tb.Helper()
-	const lowest = 10000
-	first := 32768 // of the ephemeral range
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil {
-				first = n
-			}
-		}
-	}
-	for range 100 {
-		addr := "127.0.0.1:0"
-		if first > lowest {
-			addr = fmt.Sprintf("127.0.0.1:%d", lowest+rand.IntN(first-lowest))
-		}
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			continue // taken
-		}
-		l.Close()
-		return l.Addr().String()
-	}
-	tb.Fatalf("no free port of 127.0.0.1 below %d in 100 tries", first)
-	return ""
-}
-
 // TestRun_serverRestart: the NATS server stops in the middle of a job and
 // starts again on the same store and address; the coordinator and the
 // workers, connected over TCP, reconnect and the job completes.
@@ -244,7 +206,7 @@ func TestRun_serverRestart(t *testing.T) {
 	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	dir := t.TempDir()
-	addr := freePort(t)
+	addr := testaddr.Free(t)
 	opts := queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: addr, Token: "secret"}
 	srv, err := queue.StartServer(opts)
 	if err != nil {
@@ -472,7 +434,7 @@ func TestRun_serverDownAtStart(t *testing.T) {
 	t.Parallel()
 	b := solver.MustBoard(5, 4)
 	dir := t.TempDir()
-	addr := freePort(t)
+	addr := testaddr.Free(t)
 	opts := queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: addr, Token: "secret"}
 	srv, err := queue.StartServer(opts)
 	if err != nil {

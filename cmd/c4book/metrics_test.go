@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/internal/testaddr"
 )
 
 // scrape reads the metrics served at addr (HOST:PORT) and parses them; an
@@ -89,7 +90,7 @@ func wantHealthy(tb testing.TB, addr string) {
 // from one scrape to the next, and stops serving when it ends.
 func TestGenerate_metrics(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
+	addr := testaddr.Free(t)
 	bookPath := filepath.Join(t.TempDir(), "5x4.db")
 	cmd := startCommand(t, generateArgs(bookPath, "--workers=1", "--task-size=8", "--metrics", addr)...)
 	cmd.stderr.waitLine(t, `msg="serving metrics"`, cmd.done)
@@ -160,7 +161,7 @@ func TestWorker_metrics(t *testing.T) {
 	isolateEnv(t)
 	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
 	url := testServer(t, "s3cret")
-	addr := freeAddr(t)
+	addr := testaddr.Free(t)
 	w := startCommand(t, workerArgs(url, "w1", "--metrics", addr)...)
 	w.stderr.waitLine(t, "waiting for a coordinator", w.done)
 	wantHealthy(t, addr)

@@ -3,12 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"math/rand/v2"
-	"net"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -119,40 +114,6 @@ func testServerAt(tb testing.TB, addr, token string) string {
 	}
 	tb.Cleanup(srv.Shutdown)
 	return srv.ClientURL()
-}
-
-// freeAddr returns a loopback address where nothing listens, for a
-// command to listen on. Its port is below the kernel's range of ephemeral
-// ports (Linux: 32768 and up by default), from which the listeners on port
-// 0 and the outgoing connections of the tests running in parallel take
-// theirs: none of them can take it before the command does. Where there is
-// no room below the range, it is a port of the range, as the kernel gives
-// it.
-func freeAddr(tb testing.TB) string {
-	tb.Helper()
-	const lowest = 10000
-	first := 32768 // of the ephemeral range
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil {
-				first = n
-			}
-		}
-	}
-	for range 100 {
-		addr := "127.0.0.1:0"
-		if first > lowest {
-			addr = fmt.Sprintf("127.0.0.1:%d", lowest+rand.IntN(first-lowest))
-		}
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			continue // taken
-		}
-		l.Close()
-		return l.Addr().String()
-	}
-	tb.Fatalf("no free port of 127.0.0.1 below %d in 100 tries", first)
-	return ""
 }
 
 // checkGeneratedBook checks that the book at path holds every non-terminal position

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/internal/testaddr"
 	"github.com/c4book/c4book/serve"
 	"github.com/c4book/c4book/solver"
 )
@@ -37,7 +38,7 @@ func TestServe(t *testing.T) {
 	bookPath := filepath.Join(t.TempDir(), "5x4.db")
 	wantOK(t, run(t, "", generateArgs(bookPath, "--depth=6")...))
 
-	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	addr, metricsAddr := testaddr.Free(t), testaddr.Free(t)
 	cmd := startCommand(t, "serve", "--book", bookPath, "--listen", addr, "--metrics", metricsAddr,
 		"--solve-timeout=1m", "--solvers=1", testTTSize)
 	cmd.stderr.waitLine(t, "Serving book", cmd.done)
@@ -97,7 +98,7 @@ func TestServe_tablesBeyondMemory(t *testing.T) {
 	bookPath := filepath.Join(t.TempDir(), "5x4.db")
 	wantOK(t, run(t, "", generateArgs(bookPath, "--depth=2")...))
 	half := strconv.FormatInt(most/2+1<<20, 10) // one fits, two do not
-	cmd := startCommand(t, "serve", "--book", bookPath, "--listen", freeAddr(t), "--solvers=2", "--tt-size="+half)
+	cmd := startCommand(t, "serve", "--book", bookPath, "--listen", testaddr.Free(t), "--solvers=2", "--tt-size="+half)
 	for {
 		cmd.stderr.mu.Lock()
 		started, changed := strings.Contains(cmd.stderr.buf.String(), "Serving book"), cmd.stderr.changed

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/internal/testaddr"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
@@ -77,7 +78,7 @@ func TestWorker_Run(t *testing.T) {
 func TestWorker_serverLate(t *testing.T) {
 	isolateEnv(t)
 	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
-	addr := freeAddr(t)
+	addr := testaddr.Free(t)
 	url := "nats://" + addr
 	w := startCommand(t, workerArgs(url, "w1")...)
 	w.stderr.waitLine(t, `msg="waiting for the NATS server (nats.url)"`, w.done)

@@ -65,7 +65,7 @@ func run(dir string, solve int, files []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var c counts
+	c := counts{byOutcome: map[int]int{}}
 	for _, name := range files {
 		if err := checkFile(name, bk, s, solve, &c, out); err != nil {
 			return err
@@ -93,9 +93,6 @@ func checkFile(name string, bk *book.Book, s *solver.Solver, solve int, c *count
 		return err
 	}
 	defer f.Close()
-	if c.byOutcome == nil {
-		c.byOutcome = map[int]int{}
-	}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
