@@ -319,7 +319,7 @@ func TestStatus_watchUsage(t *testing.T) {
 // --watch), a worker's key is refused at once with what can read it, and
 // observers come and go through the registry while the job runs.
 func TestStatus_observerKey(t *testing.T) {
-	isolateEnv(t) // not parallel: it sets registryPoll, which the other tests read
+	// Not parallel: it sets registryPoll, which the parallel tests read.
 	defer func(d time.Duration) { registryPoll = d }(registryPoll)
 	registryPoll = 100 * time.Millisecond
 	dir := t.TempDir()

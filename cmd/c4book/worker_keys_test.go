@@ -118,7 +118,7 @@ func TestWorkerAdd_observer(t *testing.T) {
 // joins with its new key, the removed one is refused, and the job
 // completes with the others.
 func TestCoordinator_workerKeys(t *testing.T) {
-	isolateEnv(t) // not parallel: it sets registryPoll, which the other tests read
+	// Not parallel: it sets registryPoll, which the parallel tests read.
 	defer func(d time.Duration) { registryPoll = d }(registryPoll)
 	registryPoll = 100 * time.Millisecond
 	dir := t.TempDir()
@@ -176,7 +176,7 @@ func TestCoordinator_workerKeys(t *testing.T) {
 // requests: the command withdraws its request and says that nothing
 // changed.
 func TestWorkerRemove_noJob(t *testing.T) {
-	isolateEnv(t) // not parallel: it sets requestWait, which the other tests read
+	// Not parallel: it sets requestWait, which the parallel tests read.
 	defer func(d time.Duration) { requestWait = d }(requestWait)
 	requestWait = 300 * time.Millisecond
 	dir := t.TempDir()
