@@ -17,12 +17,6 @@ import (
 	"github.com/c4book/c4book/worker"
 )
 
-// TestRun_workerKeys: workers with keys, over TCP, on a server that knows
-// only their keys. The honest worker's results are stored under its name;
-// an impersonator with a key of its own, publishing on its own subject
-// (the only one the server lets it use) results that claim the honest
-// worker's name, is rejected as a forger under its own name and
-// quarantined, and the honest worker is not; the book is right.
 // keyedCluster is an embedded server listening on loopback that accepts
 // the named workers by key, the coordinator's connection, a book and the
 // key files.
@@ -95,6 +89,12 @@ func (k *keyedCluster) runWorker(t *testing.T, ctx context.Context, name string)
 	return done
 }
 
+// TestRun_workerKeys: workers with keys, over TCP, on a server that knows
+// only their keys. The honest worker's results are stored under its name;
+// an impersonator with a key of its own, publishing on its own subject
+// (the only one the server lets it use) results that claim the honest
+// worker's name, is rejected as a forger under its own name and
+// quarantined, and the honest worker is not; the book is right.
 func TestRun_workerKeys(t *testing.T) {
 	t.Parallel()
 	b := solver.MustBoard(5, 4)

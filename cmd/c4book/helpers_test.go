@@ -44,8 +44,9 @@ func runContext(tb testing.TB, ctx context.Context, stdin string, args ...string
 // key in the environment, so that what the shell running them holds
 // changes nothing. Tests that set no variable run in parallel on that
 // environment (a parallel test cannot call t.Setenv); a test that sets one
-// (isolateEnv, t.Setenv) is not parallel: Go runs it before the parallel
-// tests are released, and its variables are restored when it ends.
+// (isolateEnv, t.Setenv), or a package variable (registryPoll,
+// requestWait), is not parallel: Go runs it before the parallel tests are
+// released, and it restores what it set when it ends.
 func TestMain(m *testing.M) {
 	for _, k := range config.Keys() {
 		os.Unsetenv(k.Env)

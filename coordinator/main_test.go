@@ -1,0 +1,30 @@
+package coordinator_test
+
+import (
+	"flag"
+	"os"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// waitBoundParallel is how many tests of this package run at once unless
+// -parallel says otherwise. Go's default is GOMAXPROCS, but these tests
+// spend most of their time waiting for the queue's timers (AckWaits,
+// delays of tasks handed back, idle checks), not computing: on a machine
+// of two cores, two at a time leave it idle most of the time.
+const waitBoundParallel = 4
+
+// TestMain runs waitBoundParallel tests at a time (or GOMAXPROCS, if more)
+// unless -parallel is given.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", strconv.Itoa(max(waitBoundParallel, runtime.GOMAXPROCS(0)))); err != nil {
+			panic(err)
+		}
+	}
+	os.Exit(m.Run())
+}
