@@ -12,11 +12,14 @@ import (
 )
 
 // solve publishes the tasks not done, a window of them at a time, and
-// collects results until every task is done or failed.
+// collects results, and the referee's verdicts, until every task is done
+// or failed and no verdict is awaited.
 func (j *job) solve(ctx context.Context) error {
 	if err := j.save(book.JobSolving, ""); err != nil {
 		return err
 	}
+	stopReferee := j.trust.startReferee(ctx)
+	defer stopReferee()
 	results, err := j.openResults(ctx)
 	if err != nil {
 		return err
@@ -39,8 +42,25 @@ func (j *job) solve(ctx context.Context) error {
 	j.status.put(ctx, book.JobSolving, doneLeaves, total)
 
 	lastResult := time.Now() // or the last look for stranded tasks
-	for j.tasks.pending > 0 {
+	// A failed task being refereed is not pending: its verdict may still
+	// make it done.
+	for j.tasks.pending > 0 || j.trust.awaitingVerdicts() {
 		select {
+		case v := <-j.trust.verdicts():
+			n, err := j.verdict(ctx, v)
+			if ctx.Err() != nil {
+				j.status.put(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
+				return ctx.Err()
+			}
+			if err != nil {
+				return err
+			}
+			doneLeaves += n
+			j.progress(book.JobSolving, doneLeaves, total, start)
+			if err := j.dispatch.publishMore(ctx); err != nil {
+				return err
+			}
+			continue
 		case seq := <-failures:
 			j.dispatch.taskFailed(ctx, seq)
 			if err := j.dispatch.publishMore(ctx); err != nil {
@@ -220,10 +240,13 @@ func (j *job) fetch(ctx context.Context, results Results, wait time.Duration) (i
 
 // collect checks results, writes the entries of the good ones in one
 // synced batch, then acks them; it returns the number of positions newly
-// done. Rejected results are terminated. A task the job still needs always
-// has a copy out: when the result of its last copy is rejected, ignored or
-// not enough (a cross-check awaiting a second worker), a new copy is
-// published (the worker that took the task may have acked it).
+// done. Rejected results are terminated. A good result whose task awaits
+// more (a cross-check's second answer, or the referee's verdict) is acked
+// too: what is kept of it is in memory, for the run. A task the job still
+// needs always has a copy out: when the result of its last copy is
+// rejected, ignored or not enough (a cross-check awaiting a second
+// worker), a new copy is published (the worker that took the task may
+// have acked it); a task being refereed needs none.
 func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, error) {
 	var entries []book.Entry
 	var good []*queue.ResultMsg
@@ -241,15 +264,15 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		if j.dispatch.answered(index) {
 			answered = append(answered, index)
 		}
-		a, err := j.trust.admit(ctx, m)
-		if err != nil {
-			return 0, err
-		}
+		a := j.trust.admit(m)
 		if a.refused != nil {
 			j.term(m)
 			continue
 		}
 		good = append(good, m)
+		if a.referred {
+			j.dispatch.refereeing(index, true)
+		}
 		if !a.decided {
 			continue
 		}
@@ -278,6 +301,30 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		return newly, err
 	}
 	return newly, nil
+}
+
+// verdict applies the referee's verdict v (crosscheck.go) on the
+// collecting goroutine: trust decides the task (the cross-checks of its
+// answers, the quarantines that follow, the counts), the coordinator's
+// entries are written and the task done, and the tasks of the workers
+// the verdict quarantined are solved again. It returns the number of
+// positions newly done. A verdict's error (the referee could not solve:
+// the job stopped) is the job's.
+func (j *job) verdict(ctx context.Context, v verdict) (int64, error) {
+	d, err := j.trust.decide(v)
+	if err != nil {
+		return 0, err
+	}
+	if err := j.cfg.Book.PutBatch(d.entries); err != nil {
+		return 0, fmt.Errorf("writing the coordinator's scores of a cross-checked task: %w", err)
+	}
+	j.dispatch.refereeing(d.index, false)
+	j.dispatch.done(d.index)
+	newly := int64(len(d.entries))
+	j.summary.Solved += newly
+	j.summary.Nodes += d.nodes
+	undone, err := j.requeueQuarantined(ctx)
+	return newly - undone, err
 }
 
 // ack acks results whose entries are written.
@@ -328,6 +375,7 @@ func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
 		j.log.Warn("results of quarantined workers: their tasks are solved again", "workers", workers, "tasks", len(again), "positions", undone)
 	}
 	for _, i := range voided {
+		j.dispatch.refereeing(i, false) // a void case's task is not refereed any more
 		if j.dispatch.issued(i) && j.tasks.needed(i) {
 			again = append(again, i)
 		}

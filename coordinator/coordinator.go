@@ -72,8 +72,9 @@ type Config struct {
 	// The default value is DefaultQuarantineAfter.
 	QuarantineAfter int
 	// RefereeTableBytes is the table size of the coordinator's own solver,
-	// made when two workers disagree. The default value is
-	// solver.DefaultTableBytes.
+	// the referee's, made at its first solve (two workers disagree): it
+	// solves in a goroutine of its own, beside the collecting one. The
+	// default value is solver.DefaultTableBytes.
 	RefereeTableBytes int64
 	// MinFreeBytes is the free space on the book's disk under which the
 	// coordinator stops writing (and taking results) until space is freed:
@@ -89,6 +90,11 @@ type Config struct {
 	// storage), which it publishes again. It looks again as often while
 	// nothing comes. The default value is 10 seconds.
 	IdleCheck time.Duration
+
+	// refereeGate, if not nil, is called by the referee before each of its
+	// solves, with the task's keys: its error is the solve's. For tests
+	// (SetRefereeGate in export_test.go), which hold a solve with it.
+	refereeGate func(ctx context.Context, keys []uint64) error
 }
 
 // DefaultCrossCheck is the fraction of tasks the commands cross-check

@@ -13,7 +13,7 @@ import (
 
 // Cross-checks: how trust (trust.go) decides a result of a task of the
 // cross-checked fraction, and the coordinator's own solver, the referee,
-// for when two answers disagree.
+// for when two answers disagree: a goroutine beside the collecting one.
 
 // maxCrossCopies is how many copies of a cross-checked task are published
 // in one run before the coordinator checks the result itself.
@@ -55,14 +55,15 @@ func (t *trust) otherIdentity(worker string) bool {
 
 // crossCheck decides a result r, with entries es, of cross-checked task
 // index: the entries to store and decided once two identities agree (or
-// the coordinator has decided, or the check is skipped), not decided while
-// a second opinion is awaited. oneWord is true when the entries are stored
-// on the word of r's sender alone (a skipped check).
-func (t *trust) crossCheck(ctx context.Context, index int, r *queue.Result, es []book.Entry) (entries []book.Entry, decided, oneWord bool, err error) {
+// the check is skipped), not decided while a second opinion is awaited
+// or when the task goes to the referee (referred). oneWord is true when
+// the entries are stored on the word of r's sender alone (a skipped
+// check).
+func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) (entries []book.Entry, decided, oneWord, referred bool) {
 	first, ok := t.firstResults[index]
 	if !ok {
 		t.firstResults[index] = queue.Result{WorkerID: r.WorkerID, TaskID: r.TaskID, Scores: slices.Clone(r.Scores)}
-		return nil, false, false, nil
+		return nil, false, false, false
 	}
 	if first.WorkerID == r.WorkerID {
 		// Two copies answered by one identity: no cross-check.
@@ -72,51 +73,33 @@ func (t *trust) crossCheck(ctx context.Context, index int, r *queue.Result, es [
 			delete(t.firstResults, index)
 			t.sum.CrossSkipped++
 			t.log.Debug("cross-check skipped: no other worker has answered in this run", "task", index, "worker", r.WorkerID)
-			return es, true, true, nil
+			return es, true, true, false
 		}
 		if t.tasks.copies[index] < maxCrossCopies {
-			return nil, false, false, nil // another worker must solve a new copy
+			return nil, false, false, false // another worker must solve a new copy
 		}
 		// Other workers answer, but none took a copy of this task: the
 		// coordinator checks.
-		truth, err := t.referee(ctx, index)
-		if err != nil {
-			return nil, false, false, err
-		}
-		t.sum.Refereed++
 		delete(t.firstResults, index)
-		if sameScores(truth, r.Scores) {
-			t.sum.CrossChecked++
-			t.crossResult(r.WorkerID, r.TaskID, true, nil)
-		} else {
-			t.sum.Disagreements++
-			t.crossResult(r.WorkerID, r.TaskID, false, fmt.Errorf("task %d: scores differ from the coordinator's", index))
-		}
-		return truth, true, false, nil
+		t.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: []queue.Result{answer(r)}, nodes: r.Nodes})
+		return nil, false, false, true
 	}
 	delete(t.firstResults, index)
 	if slices.Equal(first.Scores, r.Scores) {
 		t.sum.CrossChecked++
 		t.crossResult(first.WorkerID, first.TaskID, true, nil)
 		t.crossResult(r.WorkerID, r.TaskID, true, nil)
-		return es, true, false, nil
+		return es, true, false, false
 	}
-	t.sum.Disagreements++
 	t.log.Warn("cross-check: two workers disagree; the coordinator solves the task", "task", index, "workers", []string{first.WorkerID, r.WorkerID})
-	truth, err := t.referee(ctx, index)
-	if err != nil {
-		return nil, false, false, err
-	}
-	t.sum.Refereed++
-	for _, res := range []*queue.Result{&first, r} {
-		ok := sameScores(truth, res.Scores)
-		var reason error
-		if !ok {
-			reason = fmt.Errorf("task %d: cross-check: scores differ from the coordinator's", index)
-		}
-		t.crossResult(res.WorkerID, res.TaskID, ok, reason)
-	}
-	return truth, true, false, nil
+	t.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: []queue.Result{first, answer(r)}, nodes: r.Nodes})
+	return nil, false, false, true
+}
+
+// answer returns what a cross-check keeps of result r: its sender, task
+// and scores.
+func answer(r *queue.Result) queue.Result {
+	return queue.Result{WorkerID: r.WorkerID, TaskID: r.TaskID, Scores: slices.Clone(r.Scores)}
 }
 
 // crossResult counts a cross-check of a result of worker: passed, or
@@ -138,35 +121,225 @@ func (t *trust) crossResult(worker string, task uint64, passed bool, reason erro
 	t.quarantineForJob(worker, "failed a cross-check: "+reason.Error())
 }
 
-// referee solves task index with the coordinator's own solver.
-func (t *trust) referee(ctx context.Context, index int) ([]book.Entry, error) {
-	b := t.board
-	if t.refereeSolver == nil {
-		s, err := solver.New(b, t.refereeBytes)
+// The referee. The coordinator solves a cross-checked task itself when
+// two workers disagree, or when one identity answered maxCrossCopies
+// copies of it. Such a solve takes up to minutes (a task of 64 leaves at
+// depth 8), and the job must not wait for it: a worker that keeps
+// causing them would stall the collecting goroutine, and with it every
+// result, ack, status and overdue task of the job. So the referee is a
+// goroutine of its own, with its own solver, that solves one task at a
+// time; everything else stays on the collecting goroutine:
+//
+//   - trust makes a case of the task (refer): its keys and the answers the
+//     verdict judges. Cases wait in line (refereeQueue); the one the
+//     referee solves (judging) is sent to it, and its verdict, the
+//     entries or the solve's error, comes back on a channel, which the
+//     collecting loop watches beside the results (job.solve).
+//   - The job marks the task as being refereed (taskTable.refereeing):
+//     not needed, so no copy of it is published, overdue or stranded,
+//     and a result for it is a duplicate (acked, not stored); not done,
+//     so the job waits for the verdict.
+//   - The answers of a case passed the checks when they came, and were
+//     acked then, as the first answer of any cross-check is: their scores
+//     wait in the case. A coordinator stopped before the verdict solves
+//     the task again in its next run (cross-checks are the run's).
+//   - The verdict is applied on the collecting goroutine (decide,
+//     job.verdict): the answers' cross-checks passed or failed (and the
+//     quarantines that follow), the counts, the coordinator's entries
+//     written, the task done. A solve that did not finish gives no entry
+//     (solver.Solver.SolveContext): its error stops the job.
+//   - A task has one case at most (a task being refereed is not
+//     needed), so the line is no longer than the tasks out. A case
+//     waiting in line with an answer of a worker quarantined meanwhile is
+//     void (voidCases): its task is published again, the other answer, if
+//     any, kept as the first of a new cross-check. So the disagreements a
+//     liar made while the referee solved cost no solve once one verdict
+//     has caught it.
+
+// refereeCase is a task the referee solves, and the answers its verdict
+// judges.
+type refereeCase struct {
+	index   int
+	keys    []uint64       // of the task's positions
+	answers []queue.Result // the two that disagree, or the one of an identity that answered every copy
+	nodes   uint64         // searched by the answer that made the case: Summary.Nodes
+}
+
+// verdict is what the referee made of the case it was sent: the task's
+// entries, or the error that stopped its solve (then no entry at all).
+type verdict struct {
+	entries []book.Entry
+	err     error
+}
+
+// referee solves tasks with the coordinator's own solver, in a goroutine
+// of its own (run), one at a time. It knows nothing of the job: it takes
+// a task's keys and gives back its entries.
+type referee struct {
+	board    *solver.Board
+	bytes    int64                                          // the solver's table; made at the first solve
+	gate     func(ctx context.Context, keys []uint64) error // Config.refereeGate, or nil
+	cases    chan []uint64                                  // the keys of a task to solve
+	verdicts chan verdict                                   // one for each case, in order
+	done     chan struct{}                                  // closed when run has returned
+}
+
+// startReferee starts the referee's goroutine, which ends when ctx is
+// done or stop is called; stop returns once it has ended. A solve under
+// way when it stops gives an error verdict, which nobody reads.
+func (t *trust) startReferee(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	// One case at a time is sent (refer, decide): a buffer of one never
+	// lets either side wait for the other.
+	r := &referee{board: t.board, bytes: t.refereeBytes, gate: t.gate, cases: make(chan []uint64, 1), verdicts: make(chan verdict, 1),
+		done: make(chan struct{})}
+	t.referee = r
+	go r.run(ctx)
+	return func() {
+		cancel()
+		<-r.done
+	}
+}
+
+// run solves the cases sent, one after the other, until ctx is done.
+func (r *referee) run(ctx context.Context) {
+	defer close(r.done)
+	var s *solver.Solver
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case keys := <-r.cases:
+			var v verdict
+			v.entries, v.err = r.solve(ctx, &s, keys)
+			select {
+			case r.verdicts <- v:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// solve solves the positions keys with *s, made first if nil, and returns
+// their entries.
+func (r *referee) solve(ctx context.Context, s **solver.Solver, keys []uint64) ([]book.Entry, error) {
+	if r.gate != nil {
+		if err := r.gate(ctx, keys); err != nil {
+			return nil, err
+		}
+	}
+	if *s == nil {
+		made, err := solver.New(r.board, r.bytes)
 		if err != nil {
 			return nil, err
 		}
-		t.refereeSolver = s
+		*s = made
 	}
-	var entries []book.Entry
-	keys, err := t.tasks.keys(index)
-	if err != nil {
-		return nil, err
-	}
+	entries := make([]book.Entry, 0, len(keys))
 	for _, k := range keys {
-		p, err := b.PositionFromKey(k)
+		p, err := r.board.PositionFromKey(k)
 		if err != nil {
 			return nil, err
 		}
 		// A value only from a finished, confirmed search
 		// (solver.Solver.runSolve): an error gives no entry at all.
-		v, err := t.refereeSolver.SolveContext(ctx, p)
+		v, err := (*s).SolveContext(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		entries = append(entries, book.EntryOf(p, book.Value{Score: v, Origin: book.OriginSolved}))
 	}
 	return entries, nil
+}
+
+// refer puts case c in line for the referee, and sends it at once if the
+// referee is idle.
+func (t *trust) refer(c *refereeCase) {
+	t.refereeQueue = append(t.refereeQueue, c)
+	t.sendCase()
+}
+
+// sendCase sends the first case in line to the referee, if it is idle.
+func (t *trust) sendCase() {
+	if t.judging != nil || len(t.refereeQueue) == 0 {
+		return
+	}
+	t.judging = t.refereeQueue[0]
+	t.refereeQueue[0] = nil
+	t.refereeQueue = t.refereeQueue[1:]
+	t.referee.cases <- t.judging.keys // never waits: see startReferee
+}
+
+// verdicts returns the channel of the referee's verdicts: nil (never
+// ready) if it is not started.
+func (t *trust) verdicts() <-chan verdict {
+	if t.referee == nil {
+		return nil
+	}
+	return t.referee.verdicts
+}
+
+// awaitingVerdicts reports whether a case is with the referee or in line.
+func (t *trust) awaitingVerdicts() bool { return t.judging != nil || len(t.refereeQueue) > 0 }
+
+// refereed is what a verdict decides: the task, and its entries to
+// store, the coordinator's.
+type refereed struct {
+	index   int
+	entries []book.Entry
+	nodes   uint64 // Summary.Nodes
+}
+
+// decide applies verdict v, of the case the referee judged: each answer
+// passes its cross-check or fails it (its worker quarantined), the task
+// is credited to the last answer's worker if it is not quarantined, and
+// the next case in line is sent. A verdict's error is the job's: the
+// referee could not solve (the job stopped).
+func (t *trust) decide(v verdict) (refereed, error) {
+	c := t.judging
+	t.judging = nil
+	if v.err != nil {
+		return refereed{}, fmt.Errorf("the coordinator solving task %d of a cross-check: %w", c.index, v.err)
+	}
+	t.sum.Refereed++
+	if len(c.answers) > 1 || !sameScores(v.entries, c.answers[0].Scores) {
+		t.sum.Disagreements++
+	} else {
+		t.sum.CrossChecked++
+	}
+	for _, a := range c.answers {
+		var reason error
+		if !sameScores(v.entries, a.Scores) {
+			reason = fmt.Errorf("task %d: cross-check: scores differ from the coordinator's", c.index)
+		}
+		t.crossResult(a.WorkerID, a.TaskID, reason == nil, reason)
+	}
+	t.credit(c.index, c.answers[len(c.answers)-1].WorkerID, int64(len(v.entries)), false)
+	t.sendCase()
+	return refereed{index: c.index, entries: v.entries, nodes: c.nodes}, nil
+}
+
+// voidCases voids the cases in line (not the one the referee solves)
+// with an answer of worker, just quarantined: each task is published
+// again (toSolveAgain), the other worker's answer, if any, kept as the
+// first answer of its cross-check.
+func (t *trust) voidCases(worker string) {
+	kept := t.refereeQueue[:0]
+	for _, c := range t.refereeQueue {
+		if !slices.ContainsFunc(c.answers, func(a queue.Result) bool { return a.WorkerID == worker }) {
+			kept = append(kept, c)
+			continue
+		}
+		for _, a := range c.answers {
+			if !t.quarantined[a.WorkerID] {
+				t.firstResults[c.index] = a
+			}
+		}
+		t.requeued = append(t.requeued, c.index)
+	}
+	clear(t.refereeQueue[len(kept):])
+	t.refereeQueue = kept
 }
 
 // sameScores reports whether entries hold the scores, in order.

@@ -26,6 +26,9 @@ import (
 //   - Failures: a task the server delivered MaxDeliver times without a
 //     result is given up on (taskFailed), as is one found in the stream
 //     once the queue is idle, whose notice was missed (recoverStranded).
+//   - The referee: a task being refereed (crosscheck.go) needs no copy,
+//     and is neither given up on nor published again, until its verdict;
+//     it keeps its place in the window.
 //
 // What a result is worth is not the dispatcher's to judge (trust.go): the
 // job tells it which tasks were answered and which are done.
@@ -71,6 +74,9 @@ func (d *dispatcher) publishMore(ctx context.Context) error {
 		i := d.next
 		d.next++
 		if !d.tasks.needed(i) {
+			if d.tasks.refereeing[i] && !d.tasks.failed[i] {
+				d.open++ // an earlier run's results sent it to the referee: it keeps its place until done
+			}
 			continue
 		}
 		t, err := d.taskMsg(i)
@@ -113,6 +119,10 @@ func (d *dispatcher) done(index int) {
 	}
 	d.tasks.setDone(index)
 }
+
+// refereeing marks task index as being refereed (on), or no longer (off:
+// decided, or its case void): see taskTable.refereeing.
+func (d *dispatcher) refereeing(index int, on bool) { d.tasks.refereeing[index] = on }
 
 // reopen marks task i, done or failed, as needing a result again, and
 // reports whether it is to be published again now (an issued task; the

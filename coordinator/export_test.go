@@ -29,3 +29,9 @@ func PlanTasks(tb testing.TB, spec Spec, bk PlanBook) (leaves []uint64, tasks []
 	}
 	return leaves, tasks
 }
+
+// SetRefereeGate makes cfg's referee call gate before each of its solves,
+// with the task's keys; gate's error is the solve's.
+func SetRefereeGate(cfg *Config, gate func(ctx context.Context, keys []uint64) error) {
+	cfg.refereeGate = gate
+}

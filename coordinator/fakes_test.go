@@ -134,7 +134,8 @@ func resultMsg(r queue.Result, rep *replies) *queue.ResultMsg {
 }
 
 // testJob returns a job of spec in its first run, with its plan made on
-// a memBook and its first tasks published to a fakeQueue.
+// a memBook, its first tasks published to a fakeQueue, and its referee
+// started (stopped when tb ends): apply its verdicts with applyVerdict.
 func testJob(tb testing.TB, spec Spec, cfg Config) (*job, *memBook, *fakeQueue) {
 	tb.Helper()
 	mb, fq := newMemBook(), &fakeQueue{}
@@ -159,7 +160,21 @@ func testJob(tb testing.TB, spec Spec, cfg Config) (*job, *memBook, *fakeQueue) 
 	if err := j.dispatch.publishMore(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(j.trust.startReferee(context.Background()))
 	return j, mb, fq
+}
+
+// applyVerdict waits for the referee's next verdict and applies it, as
+// the collecting loop does, and returns what j.verdict returns.
+func applyVerdict(tb testing.TB, j *job) (int64, error) {
+	tb.Helper()
+	select {
+	case v := <-j.trust.verdicts():
+		return j.verdict(context.Background(), v)
+	case <-time.After(time.Minute):
+		tb.Fatal("no verdict from the referee in a minute")
+		return 0, nil
+	}
 }
 
 // solvedResult returns the result of task index by worker, with exact

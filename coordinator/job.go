@@ -22,17 +22,19 @@ import (
 //     window of those published, every publication, failed, stranded and
 //     overdue tasks;
 //   - trust (trust.go, crosscheck.go): what a result is worth, with one
-//     entry point (admit); rejections, quarantines, cross-checks and the
-//     referee;
+//     entry point (admit); rejections, quarantines, cross-checks, and the
+//     cases sent to the referee and its verdicts;
 //   - the status reporter (status.go): the job's status in the queue.
 //
 // collect is where they meet: for each result, the dispatcher is told a
 // copy was answered and trust judges it; the entries trust admits are
 // written in one synced batch, the tasks of workers quarantined meanwhile
 // are opened again, the good results acked, and the tasks still needed
-// with no copy out published again.
+// with no copy out published again. A task trust sends to the referee is
+// marked as being refereed, and its verdict, when it comes, is applied
+// the same way (verdict).
 //
-// Other goroutines touch the job through two doors only. The status
+// Other goroutines touch the job through three doors only. The status
 // reporter puts a status from its own goroutine while the job plans or
 // derives, and from whichever goroutine waits to write the book
 // (guardedBook); it reads the job's counts through statusCounts, whose
@@ -40,7 +42,9 @@ import (
 // only while it solves, when no other goroutine puts a status, and whose
 // Summary.Workers trust writes under its lock. The queue's goroutine hands
 // the tasks it gives up on to the collecting goroutine over a channel
-// (watchFailures).
+// (watchFailures). The referee's goroutine (crosscheck.go), which runs
+// while the job solves, owns its solver and nothing of the job: it takes
+// a task's keys over one channel and gives back its entries over another.
 
 // job is a run of a job.
 type job struct {

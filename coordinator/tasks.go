@@ -23,6 +23,11 @@ type taskTable struct {
 	by      []int32 // done in this run: the number in the run of the worker credited with it (trust.solvedBy), 0 if none
 	alone   []bool  // done in this run on that worker's word alone (no cross-check confirmed it)
 	pending int     // tasks neither done nor failed
+
+	// Being solved by the coordinator's referee (crosscheck.go), which
+	// will decide it: not needed (no copy of it is published) and not
+	// done (pending counts it).
+	refereeing []bool
 }
 
 // newTaskTable returns the tasks of size positions of the leaves, none
@@ -40,6 +45,8 @@ func newTaskTable(leaves *jobLeaves, size int) *taskTable {
 		by:      make([]int32, n),
 		alone:   make([]bool, n),
 		pending: n,
+
+		refereeing: make([]bool, n),
 	}
 }
 
@@ -93,8 +100,11 @@ func (t *taskTable) reopen(i int) {
 	t.pending++
 }
 
-// needed reports whether task i still needs a result.
-func (t *taskTable) needed(i int) bool { return i < t.n && !t.done[i] && !t.failed[i] }
+// needed reports whether task i still needs a result: neither done, nor
+// failed, nor being refereed.
+func (t *taskTable) needed(i int) bool {
+	return i < t.n && !t.done[i] && !t.failed[i] && !t.refereeing[i]
+}
 
 // published counts a copy of task i published.
 func (t *taskTable) published(i int) {

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"slices"
 	"testing"
@@ -217,10 +218,13 @@ func TestCollect(t *testing.T) {
 }
 
 // TestCollect_crossCheck: a cross-checked task is stored once two workers
-// agree; when they disagree the coordinator solves it, stores its own
-// scores, and the worker that was wrong is rejected and quarantined; one
-// worker answering both copies never makes a cross-check: the task is
-// published again for another.
+// agree; when they disagree the coordinator's referee solves it, beside
+// the collecting goroutine: until its verdict the task is being refereed
+// (not done, still pending, no copy published, a result for it a
+// duplicate); with the verdict, the coordinator's scores are stored, and
+// the worker that was wrong is rejected and quarantined. One worker
+// answering both copies never makes a cross-check: the task is published
+// again for another.
 func TestCollect_crossCheck(t *testing.T) {
 	t.Parallel()
 	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
@@ -263,13 +267,31 @@ func TestCollect_crossCheck(t *testing.T) {
 	if c := j.summary.Workers["a"]; c.CrossPassed != 1 {
 		t.Errorf("a's cross-checks: %+v, want the one of task 0", c)
 	}
-	// Task 1: b lies; the coordinator decides, and b is quarantined at
-	// once.
+	// Task 1: b lies; the task goes to the referee.
 	truth := solvedResult(t, j, 1, "a")
 	lie := solvedResult(t, j, 1, "b")
 	lie.Scores[0] = -lie.Scores[0] - 1
 	collect(truth)
-	collect(lie)
+	lieReplies := &replies{}
+	pending, writes, published := j.tasks.pending, mb.writes, len(fq.published)
+	if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(lie, lieReplies)}); err != nil {
+		t.Fatal(err)
+	}
+	if j.tasks.done[1] || j.tasks.needed(1) || !j.tasks.refereeing[1] || j.tasks.pending != pending || slices.Contains(j.dispatch.outstanding(), 1) {
+		t.Errorf("task 1 awaiting its verdict: done %v, needed %v, refereeing %v, %d pending (was %d), outstanding %v", j.tasks.done[1], j.tasks.needed(1), j.tasks.refereeing[1], j.tasks.pending, pending, j.dispatch.outstanding())
+	}
+	if lieReplies.acked != 1 || mb.writes != writes || len(fq.published) != published || j.quarantined["b"] || j.summary.Disagreements != 0 {
+		t.Errorf("before the verdict: the answer's replies %+v, %d writes, %d copies published, quarantined %v, %d disagreements; want acked, nothing written or published, nobody quarantined",
+			*lieReplies, mb.writes-writes, len(fq.published)-published, j.quarantined, j.summary.Disagreements)
+	}
+	// Another answer meanwhile is a duplicate: acked, not stored.
+	late := &replies{}
+	if n, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(solvedResult(t, j, 1, "c"), late)}); err != nil || n != 0 || late.acked != 1 || mb.writes != writes || j.summary.ByWorker["c"] != 0 {
+		t.Errorf("an answer while task 1 is refereed: collect = %d, %v, replies %+v, %d writes, credited %d", n, err, *late, mb.writes-writes, j.summary.ByWorker["c"])
+	}
+	if n, err := applyVerdict(t, j); err != nil || n != j.tasks.positions(1) || j.tasks.refereeing[1] || j.tasks.pending != pending-1 || j.summary.Refereed != 1 {
+		t.Errorf("the verdict: %d positions, %v; refereeing %v, %d pending, %d refereed; want task 1 done", n, err, j.tasks.refereeing[1], j.tasks.pending, j.summary.Refereed)
+	}
 	if !j.tasks.done[1] || j.summary.Disagreements != 1 || j.rejections["b"] != 1 || j.rejections["a"] != 0 || !j.quarantined["b"] || j.quarantined["a"] {
 		t.Errorf("task 1 done %v, %d disagreements, rejections %v, quarantined %v: want b alone rejected and quarantined", j.tasks.done[1], j.summary.Disagreements, j.rejections, j.quarantined)
 	}
@@ -353,5 +375,101 @@ func TestCollect_requeue(t *testing.T) {
 	slices.Sort(again)
 	if !slices.Equal(again, []int{0, 1, 3, 4, 5}) {
 		t.Errorf("published again: tasks %v, want [0 1 3 4 5]", again)
+	}
+}
+
+// TestCollect_refereeQueue: while the referee solves (held by its gate),
+// the collecting goroutine goes on: a task two workers agree on is
+// stored, and a second disagreement waits in line. The first verdict
+// quarantines the liar, which voids the case in line: it is never
+// solved, its task is published again with the honest answer kept, and a
+// second honest answer decides it. A referee's error is the job's.
+func TestCollect_refereeQueue(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	held, release := make(chan []uint64, 1), make(chan struct{})
+	solves := 0 // the referee's goroutine's
+	gate := func(ctx context.Context, keys []uint64) error {
+		if solves++; solves == 1 {
+			held <- keys
+			select {
+			case <-release:
+			case <-ctx.Done(): // the test failed before it let the solve go
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1, refereeGate: gate})
+	ctx := context.Background()
+	collect := func(index int, worker string, lie bool) *replies {
+		t.Helper()
+		r, rep := solvedResult(t, j, index, worker), &replies{}
+		if lie {
+			r.Scores[0] = -r.Scores[0] - 1
+		}
+		if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(r, rep)}); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	collect(0, "a", false)
+	collect(0, "m", true) // the referee takes task 0, and is held
+	keys := <-held
+	if want, _ := j.tasks.keys(0); !slices.Equal(keys, want) {
+		t.Fatalf("the referee solves %v, want task 0's %v", keys, want)
+	}
+	collect(1, "b", false)
+	collect(1, "m", true) // in line
+	collect(2, "a", false)
+	collect(2, "b", false)
+	if !j.tasks.done[2] || !j.tasks.refereeing[0] || !j.tasks.refereeing[1] || len(j.trust.refereeQueue) != 1 {
+		t.Fatalf("while the referee is held: done %v, refereeing %v, %d cases in line; want task 2 stored, 0 and 1 refereed", j.tasks.done[:3], j.tasks.refereeing[:3], len(j.trust.refereeQueue))
+	}
+	published := len(fq.published)
+	close(release)
+	if _, err := applyVerdict(t, j); err != nil {
+		t.Fatal(err)
+	}
+	if !j.tasks.done[0] || !j.quarantined["m"] || j.tasks.refereeing[1] || j.tasks.done[1] || j.trust.awaitingVerdicts() {
+		t.Fatalf("after the verdict: done %v, quarantined %v, task 1 refereeing %v, awaiting verdicts %v; want m quarantined and task 1's case void",
+			j.tasks.done[:2], j.quarantined, j.tasks.refereeing[1], j.trust.awaitingVerdicts())
+	}
+	if again := fq.published[published:]; len(again) != 1 || func() int { _, _, i := splitTaskID(again[0].TaskID); return i }() != 1 {
+		t.Errorf("published after the verdict: %v, want a copy of task 1", again)
+	}
+	if first, ok := j.firstResults[1]; !ok || first.WorkerID != "b" {
+		t.Errorf("task 1's first answer: %+v, %v; want b's kept", first, ok)
+	}
+	collect(1, "a", false)
+	if !j.tasks.done[1] || j.summary.Refereed != 1 || j.summary.Disagreements != 1 || j.summary.CrossChecked != 2 {
+		t.Errorf("task 1 done %v; %d refereed, %d disagreements, %d cross-checked; want 1, 1, 2 (tasks 1 and 2)", j.tasks.done[1], j.summary.Refereed, j.summary.Disagreements, j.summary.CrossChecked)
+	}
+	for _, i := range []int{0, 1, 2} {
+		keys, _ := j.tasks.keys(i)
+		for _, k := range keys {
+			p, _ := spec.Board.PositionFromKey(k)
+			if _, ok := mb.score(p); !ok {
+				t.Fatalf("task %d: a position not stored", i)
+			}
+		}
+	}
+	if solves != 1 {
+		t.Errorf("%d solves of the referee, want 1 (the void case is not solved)", solves)
+	}
+
+	// A referee that cannot solve stops the job; the task stays undone.
+	j2, _, _ := testJob(t, spec, Config{CrossCheck: 1, refereeGate: func(context.Context, []uint64) error { return errors.New("no solver") }})
+	for _, w := range []string{"a", "b"} {
+		r := solvedResult(t, j2, 0, w)
+		if w == "b" {
+			r.Scores[0] = -r.Scores[0] - 1
+		}
+		if _, err := j2.collect(ctx, []*queue.ResultMsg{resultMsg(r, &replies{})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := applyVerdict(t, j2); err == nil || j2.tasks.done[0] || j2.summary.Refereed != 0 {
+		t.Errorf("a verdict with an error: %v, task done %v, %d refereed; want the error, nothing done", err, j2.tasks.done[0], j2.summary.Refereed)
 	}
 }

@@ -46,14 +46,18 @@ import (
 //     (Summary.CrossSkipped): the scores are stored on one worker's word.
 //
 // The trust type is all of this, with one entry point: admit, which takes
-// a result and says what to store for it, or why nothing. The job writes
-// what admit returns, and asks for the tasks to solve again
-// (toSolveAgain) once a batch is written. The cross-check and the
-// coordinator's own solver, its referee, are in crosscheck.go.
+// a result and says what to store for it, or why nothing, or that its
+// task went to the referee. The job writes what admit returns, and asks
+// for the tasks to solve again (toSolveAgain) once a batch is written.
+// The cross-check and the coordinator's own solver, its referee, are in
+// crosscheck.go: the referee solves in a goroutine of its own, and its
+// verdicts, applied by the collecting goroutine (decide), decide the
+// tasks it was sent.
 
 // trust judges the workers' results of a run. It is used by the
 // collecting goroutine only, but for the counts of each worker's results
-// (Summary.Workers), which the status reporter reads.
+// (Summary.Workers), which the status reporter reads; its referee's
+// goroutine has its own solver, and sees only the keys sent to it.
 type trust struct {
 	// Set when the job starts; read-only after.
 	board           *solver.Board
@@ -62,8 +66,9 @@ type trust struct {
 	crossFraction   float64 // Config.CrossCheck
 	quarantineAfter int
 	refereeBytes    int64
-	onResult        func(worker string, accepted bool) // Config.OnResult, or nil
-	onQuarantine    func(worker string)                // Config.OnQuarantine, or nil
+	gate            func(ctx context.Context, keys []uint64) error // Config.refereeGate, or nil
+	onResult        func(worker string, accepted bool)             // Config.OnResult, or nil
+	onQuarantine    func(worker string)                            // Config.OnQuarantine, or nil
 	// keep keeps a worker quarantined in the job's record, so that a run
 	// again ignores it from the start.
 	keep   func(worker string) error
@@ -83,9 +88,11 @@ type trust struct {
 	identityIndex map[string]int32       // workers that stored tasks on their own word in this run: taskTable.by
 	identityNames []string               // by number in identityIndex, from 1
 	toRequeue     []string               // workers quarantined whose results are not yet queued again
-	requeued      []int                  // tasks whose first result of a cross-check was voided by a quarantine
+	requeued      []int                  // tasks whose first result of a cross-check, or case for the referee, a quarantine voided
 	registered    map[string]book.Worker // registered workers, by name, as looked up
-	refereeSolver *solver.Solver         // the coordinator's own, for disagreements
+	referee       *referee               // the coordinator's own solver, in its goroutine (startReferee)
+	refereeQueue  []*refereeCase         // cases in line for the referee
+	judging       *refereeCase           // the case the referee solves, or nil
 
 	// countsMu guards sum.Workers, which the status reporter reads from
 	// other goroutines.
@@ -96,7 +103,7 @@ type trust struct {
 // keeps a quarantined worker in the job's record.
 func newTrust(cfg Config, secret runSecret, log *slog.Logger, sum *Summary, keep func(worker string) error) *trust {
 	return &trust{board: cfg.Spec.Board, book: cfg.Book, depth: cfg.Spec.Depth, crossFraction: cfg.CrossCheck, quarantineAfter: cfg.QuarantineAfter,
-		refereeBytes: cfg.RefereeTableBytes, onResult: cfg.OnResult, onQuarantine: cfg.OnQuarantine, keep: keep, log: log, secret: secret, sum: sum,
+		refereeBytes: cfg.RefereeTableBytes, gate: cfg.refereeGate, onResult: cfg.OnResult, onQuarantine: cfg.OnQuarantine, keep: keep, log: log, secret: secret, sum: sum,
 		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, identities: map[string]bool{},
 		identityIndex: map[string]int32{}, registered: map[string]book.Worker{}}
 }
@@ -107,12 +114,15 @@ type admission struct {
 	// When nil, the result passed the checks, and is acked once the batch
 	// is written.
 	refused error
-	// decided says that entries are the task's, to store: the sender's, or
-	// the coordinator's after a disagreement. A result that passed is not
-	// decided when its task is done already (a duplicate), or when it
-	// awaits another worker's answer (a cross-check).
+	// decided says that entries are the task's, to store: the sender's.
+	// A result that passed is not decided when its task is done or being
+	// refereed already (a duplicate), when it awaits another worker's
+	// answer (a cross-check), or when its task goes to the referee.
 	decided bool
 	entries []book.Entry
+	// referred says that the task went to the referee (crosscheck.go): it
+	// is being refereed until its verdict, which decides it.
+	referred bool
 }
 
 // Why results are refused, besides the checks' own errors.
@@ -124,9 +134,8 @@ var (
 // admit judges result m of a task of this run: it checks who sent it and
 // what it holds, counts it for its sender, cross-checks it when its task
 // is one of the fraction, and credits the task to its sender when it is
-// decided. Its error is not the result's fault: a cross-check's referee
-// could not solve (the job stops).
-func (t *trust) admit(ctx context.Context, m *queue.ResultMsg) (admission, error) {
+// decided.
+func (t *trust) admit(m *queue.ResultMsg) admission {
 	r := &m.Result
 	_, _, index := splitTaskID(r.TaskID)
 	needed := t.tasks.needed(index) || index < t.tasks.Len() && t.tasks.failed[index] && !t.tasks.done[index]
@@ -141,25 +150,25 @@ func (t *trust) admit(ctx context.Context, m *queue.ResultMsg) (admission, error
 	if t.quarantined[sender] {
 		t.sum.Ignored++
 		t.log.Debug("result of a quarantined worker ignored", "worker", sender, "task", r.TaskID)
-		return admission{refused: errIgnored}, nil
+		return admission{refused: errIgnored}
 	}
 	if w, ok := t.registeredWorker(sender); ok && !m.SignedBy(w.PublicKey) {
 		// Not sent by the worker: a reply another worker had the server
 		// write on its subject, or a token holder's forgery.
 		t.unsigned(sender, r.TaskID)
-		return admission{refused: errUnsigned}, nil
+		return admission{refused: errUnsigned}
 	}
 	if sender != r.WorkerID {
 		// A result claiming another worker's name is forged, and counts
 		// against its real sender.
 		err := fmt.Errorf("forged: published by %s, claims to be %s's", sender, r.WorkerID)
 		t.reject(sender, r.TaskID, err)
-		return admission{refused: err}, nil
+		return admission{refused: err}
 	}
 	es, err := checkResult(t.board, t.tasks, t.run, r)
 	if err != nil {
 		t.reject(r.WorkerID, r.TaskID, err)
-		return admission{refused: err}, nil
+		return admission{refused: err}
 	}
 	// Each entry records its solver: the sender's number if it is a
 	// registered worker.
@@ -174,26 +183,33 @@ func (t *trust) admit(ctx context.Context, m *queue.ResultMsg) (admission, error
 		t.onResult(r.WorkerID, true)
 	}
 	if !needed {
-		return admission{}, nil // a duplicate: the task was solved twice
+		return admission{} // a duplicate: the task was solved twice, or is being refereed
 	}
 	oneWord := true // stored on the sender's word alone
 	if t.secret.checks(index, t.crossFraction) {
-		var decided bool
-		es, decided, oneWord, err = t.crossCheck(ctx, index, r, es)
-		if err != nil || !decided {
-			return admission{}, err
+		var decided, referred bool
+		es, decided, oneWord, referred = t.crossCheck(index, r, es)
+		if !decided {
+			return admission{referred: referred}
 		}
 	}
-	if !t.quarantined[sender] {
-		// (A sender that failed the cross-check of this task has the
-		// coordinator's scores stored, not its own.)
-		if t.sum.ByWorker == nil {
-			t.sum.ByWorker = map[string]int64{}
-		}
-		t.sum.ByWorker[sender] += int64(len(es))
-		t.solvedBy(index, sender, oneWord)
+	t.credit(index, sender, int64(len(es)), oneWord)
+	return admission{decided: true, entries: es}
+}
+
+// credit credits the n positions of task index, decided, to worker
+// (Summary.ByWorker), unless it is quarantined (it failed the task's
+// cross-check: the coordinator's scores are stored, not its own), and
+// records whether they were stored on its word alone.
+func (t *trust) credit(index int, worker string, n int64, alone bool) {
+	if t.quarantined[worker] {
+		return
 	}
-	return admission{decided: true, entries: es}, nil
+	if t.sum.ByWorker == nil {
+		t.sum.ByWorker = map[string]int64{}
+	}
+	t.sum.ByWorker[worker] += n
+	t.solvedBy(index, worker, alone)
 }
 
 // checkResult returns the book entries of result r of a task of the
@@ -259,13 +275,15 @@ func (t *trust) quarantineForJob(worker, why string) {
 	} else if t.onQuarantine != nil {
 		t.onQuarantine(worker)
 	}
-	// A first result of a cross-check awaiting a second one is void.
+	// A first result of a cross-check awaiting a second one is void, and
+	// so is a case in line for the referee with an answer of the worker.
 	for i, r := range t.firstResults {
 		if r.WorkerID == worker {
 			delete(t.firstResults, i)
 			t.requeued = append(t.requeued, i)
 		}
 	}
+	t.voidCases(worker)
 }
 
 // quarantine ignores worker's results from now on: quarantineForJob, or a
@@ -381,7 +399,8 @@ func (t *trust) uncredit(index int, n int64) bool {
 // stored on such a worker's word in this run, and, for a registered
 // worker, every task of the job whose entries in the book record its
 // number (earlier runs' included), some perhaps not done; and the tasks
-// whose first result of a cross-check a quarantine voided.
+// whose first result of a cross-check, or case in line for the referee,
+// a quarantine voided.
 func (t *trust) toSolveAgain() (workers []string, tasks, voided []int, err error) {
 	workers, voided = t.toRequeue, t.requeued
 	t.toRequeue, t.requeued = nil, nil
