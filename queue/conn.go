@@ -80,8 +80,13 @@ type Conn struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	log    *slog.Logger
-	closed chan struct{} // closed by nats.go once the connection is closed
 	signer nkeys.KeyPair // the worker key results are signed with, or nil (signature.go)
+
+	// closed is done once the connection is closed (by Close, or by
+	// nats.go giving up on it), by markClosed: what waits on the
+	// connection, a pull for one, ends with it.
+	closed     context.Context
+	markClosed context.CancelFunc
 
 	// workerTTL is the TTL of worker statuses: WorkerStatusTTL, shorter in
 	// tests.
@@ -117,8 +122,9 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 // connect connects with o and any extra nats options (an in-process
 // server).
 func connect(ctx context.Context, o Options, extra ...nats.Option) (*Conn, error) {
-	c := &Conn{log: o.Logger, closed: make(chan struct{}), streams: map[string]jetstream.Stream{}, workerTTL: WorkerStatusTTL,
+	c := &Conn{log: o.Logger, streams: map[string]jetstream.Stream{}, workerTTL: WorkerStatusTTL,
 		refused: make(chan struct{})}
+	c.closed, c.markClosed = context.WithCancel(context.Background())
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -202,7 +208,7 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 			} else {
 				c.log.Debug("nats: connection closed", "client", name)
 			}
-			close(c.closed)
+			c.markClosed()
 		}),
 		nats.ErrorHandler(func(nc *nats.Conn, sub *nats.Subscription, err error) {
 			subject := ""
@@ -329,7 +335,7 @@ func (c *Conn) sayDown(name string, wait, every time.Duration) {
 	defer tick.Stop()
 	for {
 		select {
-		case <-c.closed:
+		case <-c.closed.Done():
 			return
 		case <-tick.C:
 		}
@@ -406,7 +412,7 @@ func (c *Conn) Close() error {
 		return fmt.Errorf("queue: close: %w", err)
 	}
 	select {
-	case <-c.closed:
+	case <-c.closed.Done():
 	case <-time.After(drainTimeout + 5*time.Second):
 		c.nc.Close()
 	}

@@ -31,9 +31,9 @@ const (
 
 // pullOne waits for one message of cons until ctx is done. Timeouts and
 // missing heartbeats are part of waiting; disconnections are waited out.
-// It returns ctx's error when ctx is done, an error wrapping ErrClosed when
-// the connection is closed, and an error wrapping ErrNotReady when the
-// consumer is gone.
+// It returns ctx's error when ctx is done, an error wrapping ErrClosed as
+// soon as the connection is closed, and an error wrapping ErrNotReady when
+// the consumer is gone.
 func (c *Conn) pullOne(ctx context.Context, cons jetstream.Consumer, what string) (jetstream.Msg, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -49,13 +49,20 @@ func (c *Conn) pullOne(ctx context.Context, cons jetstream.Consumer, what string
 			return nil, ctx.Err()
 		}
 		pctx, cancel := context.WithTimeout(ctx, wait)
+		// nats.go leaves a pull request on a closed connection waiting
+		// until it expires: end it with the connection.
+		stop := context.AfterFunc(c.closed, cancel)
 		m, err := cons.Next(jetstream.FetchContext(pctx))
+		stop()
 		cancel()
 		if err == nil {
 			return m, nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if c.closed.Err() != nil {
+			return nil, fmt.Errorf("queue: %s: %w", what, ErrClosed)
 		}
 		switch {
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout),

@@ -378,9 +378,10 @@ func TestConn_Tasks_notReady(t *testing.T) {
 }
 
 // TestTaskSource_Next_closed: a Next waiting for a task returns ErrClosed
-// when its connection is closed. The connection closes once the server
-// holds Next's pull request (before, a Next not yet started met a closed
-// connection instead).
+// as soon as its connection is closed, not when its pull request expires
+// (pullWait): a worker whose connection is closed stops at once. The
+// connection closes once the server holds Next's pull request (before, a
+// Next not yet started met a closed connection instead).
 func TestTaskSource_Next_closed(t *testing.T) {
 	t.Parallel()
 	s, coord := setupQueue(t, testStreams)
@@ -399,11 +400,15 @@ func TestTaskSource_Next_closed(t *testing.T) {
 		info, err := cons.Info(testCtx(t, 10*time.Second))
 		return err == nil && info.NumWaiting > 0
 	})
+	closing := time.Now()
 	c.Close()
 	select {
 	case err := <-done:
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("Next on a closed connection = %v, want ErrClosed", err)
+		}
+		if waited := time.Since(closing); waited >= pullWait/2 {
+			t.Errorf("Next returned %v after Close: want at once, not when its pull request of %v expires", waited.Round(time.Millisecond), pullWait)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Next still waiting 30s after Close")
