@@ -95,7 +95,8 @@ func Transient(err error) bool {
 
 // transient reports whether a request that failed with err may succeed if
 // sent again unchanged: the connection is being re-established, or the
-// server (or its JetStream) is not answering yet.
+// server (or its JetStream) is not answering yet, or shutting down (it
+// ends the pull requests waiting then).
 func transient(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, nats.ErrTimeout) ||
@@ -106,7 +107,8 @@ func transient(err error) bool {
 		errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.Is(err, jetstream.ErrAsyncPublishTimeout) ||
 		errors.Is(err, jetstream.ErrNoHeartbeat) ||
-		errors.Is(err, jetstream.ErrConsumerLeadershipChanged)
+		errors.Is(err, jetstream.ErrConsumerLeadershipChanged) ||
+		errors.Is(err, jetstream.ErrServerShutdown)
 }
 
 // sleep waits for d or until ctx is done, returning ctx's error then.
