@@ -88,6 +88,15 @@ type Conn struct {
 	closed     context.Context
 	markClosed context.CancelFunc
 
+	// link is done once the connection in use is lost; each disconnection
+	// ends it and starts the next (newLink). A request in flight then is
+	// never answered (its reply went to the lost connection, or died with
+	// the server), and failOnLoss ends the wait for it, as nats.go does
+	// for asynchronous publishes.
+	linkMu   sync.Mutex
+	link     context.Context
+	loseLink context.CancelFunc
+
 	// workerTTL is the TTL of worker statuses: WorkerStatusTTL, shorter in
 	// tests.
 	workerTTL time.Duration
@@ -125,6 +134,7 @@ func connect(ctx context.Context, o Options, extra ...nats.Option) (*Conn, error
 	c := &Conn{log: o.Logger, streams: map[string]jetstream.Stream{}, workerTTL: WorkerStatusTTL,
 		refused: make(chan struct{})}
 	c.closed, c.markClosed = context.WithCancel(context.Background())
+	c.link, c.loseLink = context.WithCancel(context.Background())
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -195,6 +205,7 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 		// is an error at once, not an endless retry.
 		nats.RetryOnFailedConnect(false),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			c.newLink()
 			c.log.Warn("nats: disconnected", "client", name, "err", err)
 			c.lost(name, wait, downEvery)
 		}),
@@ -301,6 +312,42 @@ func (c *Conn) failOnRefusal(ctx context.Context) (_ context.Context, stop func(
 func refusedErr(ctx context.Context, err error) error {
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrForbidden) {
 		return fmt.Errorf("queue: %w", cause)
+	}
+	return err
+}
+
+// newLink ends the link the connection has lost and starts the next: the
+// requests in flight on the lost one fail (failOnLoss). nats.go calls the
+// disconnect handler a little after the loss: a request buffered in
+// between, which the server will answer, fails too, harmlessly for the
+// callers of failOnLoss (a publish made again with its message id, an
+// ack).
+func (c *Conn) newLink() {
+	c.linkMu.Lock()
+	defer c.linkMu.Unlock()
+	c.loseLink()
+	c.link, c.loseLink = context.WithCancel(context.Background())
+}
+
+// failOnLoss returns ctx, ended with nats.ErrDisconnected (context.Cause,
+// see lossErr) as soon as the connection is lost; release releases it. It
+// is for requests whose reply cannot come once the connection that sent
+// them is gone: sent again, they are answered.
+func (c *Conn) failOnLoss(ctx context.Context) (_ context.Context, release func()) {
+	c.linkMu.Lock()
+	link := c.link
+	c.linkMu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(link, func() { cancel(nats.ErrDisconnected) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+// lossErr returns, for the error err of a request under ctx, an error
+// wrapping nats.ErrDisconnected (transient) if the loss of the connection
+// ended ctx (failOnLoss), and err otherwise.
+func lossErr(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), nats.ErrDisconnected) {
+		return fmt.Errorf("connection lost before the reply: %w", nats.ErrDisconnected)
 	}
 	return err
 }

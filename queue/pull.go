@@ -148,13 +148,17 @@ func streamFull(err error) bool {
 }
 
 // publish publishes m with message id id, retrying passing failures until
-// ctx is done.
+// ctx is done. An attempt in flight when the connection is lost, whose ack
+// will not come, is made again without waiting out publishAttemptWait
+// (failOnLoss); the message id keeps the server from storing it twice.
 func (c *Conn) publish(ctx context.Context, m *nats.Msg, id string) error {
 	err := publishBackoff.Retry(ctx, c.log, "the server to store "+id, func() error {
 		actx, cancel := context.WithTimeout(ctx, publishAttemptWait)
 		defer cancel()
+		actx, release := c.failOnLoss(actx)
+		defer release()
 		_, err := c.js.PublishMsg(actx, m, jetstream.WithMsgID(id))
-		return err
+		return lossErr(actx, err)
 	})
 	switch {
 	case err == nil:
