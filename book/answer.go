@@ -119,7 +119,7 @@ func (a *Answerer) writeScore(ctx context.Context, w *bufio.Writer, p solver.Pos
 // MoveScores solves them. It reports whether it used the solver.
 func (a *Answerer) writeColumns(w *bufio.Writer, p solver.Position) (solved bool, err error) {
 	width := a.bk.Board().Width()
-	over := (p.Moves() > 0 && p.LastMoveWon()) || p.IsFull()
+	over := p.Over()
 	if a.s != nil && !over {
 		if solved, err = a.solveColumns(p); err != nil {
 			return solved, err

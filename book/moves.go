@@ -48,7 +48,7 @@ func (b *Book) MoveScores(p solver.Position, s *solver.Solver) ([]MoveScore, err
 	if err := b.checkBoard(p.Board()); err != nil {
 		return nil, err
 	}
-	if (p.Moves() > 0 && p.LastMoveWon()) || p.IsFull() {
+	if p.Over() {
 		return nil, nil
 	}
 	var scores []MoveScore
@@ -87,7 +87,7 @@ func playableScore(board *solver.Board, g Lookup, p solver.Position, col int) (M
 	if !board.Equal(p.Board()) {
 		return MoveScore{}, false, fmt.Errorf("%w: position of board %v in a book of %v", ErrBoardMismatch, p.Board(), board)
 	}
-	if (p.Moves() > 0 && p.LastMoveWon()) || p.IsFull() {
+	if p.Over() {
 		return MoveScore{}, false, fmt.Errorf("move score: the game is over\n%v", p)
 	}
 	if !p.CanPlay(col) {

@@ -17,6 +17,67 @@ import (
 	"github.com/c4book/c4book/worker"
 )
 
+// TestRun_crossCheck: with every task solved twice, a worker that answers
+// plausible but wrong scores (in range, so only a second opinion catches
+// them) disagrees with an honest one; the coordinator decides, the liar is
+// quarantined at its first failed cross-check, the tasks it alone answered
+// are solved again, and the book is right. With one worker only, there is
+// nobody to check against: the cross-checks are skipped, and the job
+// completes.
+func TestRun_crossCheck(t *testing.T) {
+	t.Parallel()
+	b := solver.MustBoard(5, 4)
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
+	drawAll := func(t *queue.Task) []int8 { return make([]int8, len(t.Keys)) }
+
+	t.Run("liar and honest worker", func(t *testing.T) {
+		t.Parallel()
+		c := newCluster(t, b)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		waitLiar := c.liar(t, ctx, "liar", drawAll)
+		waitHonest := c.startWorker(t, ctx, "honest")
+		sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), CrossCheck: 1, RefereeTableBytes: 1 << 20})
+		cancel()
+		waitLiar()
+		waitHonest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Disagreements == 0 || len(sum.Quarantined) != 1 || sum.Quarantined[0] != "liar" {
+			t.Errorf("disagreements %d, quarantined %v; want some, and [liar]", sum.Disagreements, sum.Quarantined)
+		}
+		if l, h := sum.Workers["liar"], sum.Workers["honest"]; l.CrossFailed == 0 || l.Rejected == 0 || h.CrossFailed != 0 || h.CrossPassed == 0 || h.Rejected != 0 || h.Accepted == 0 {
+			t.Errorf("results by worker: liar %+v, honest %+v; want the liar's cross-checks failed, the honest worker's passed", l, h)
+		}
+		if sum.ByWorker["liar"] != 0 {
+			t.Errorf("positions stored on the liar's word: %d", sum.ByWorker["liar"])
+		}
+		t.Logf("%d cross-checked, %d disagreements, %d skipped (the honest worker alone, after the quarantine), %d positions requeued", sum.CrossChecked, sum.Disagreements, sum.CrossSkipped, sum.Requeued)
+		checkBook(t, b, c.book, spec.Root, spec.Depth)
+	})
+	t.Run("one worker", func(t *testing.T) {
+		t.Parallel()
+		c := newCluster(t, b)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		wait := c.startWorker(t, ctx, "alone")
+		sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), CrossCheck: 0.5, RefereeTableBytes: 1 << 20})
+		cancel()
+		wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Disagreements != 0 || len(sum.Quarantined) != 0 || sum.CrossChecked != 0 || sum.CrossSkipped == 0 {
+			t.Errorf("an honest worker alone: %d disagreements, quarantined %v, %d cross-checked, %d skipped; want the cross-checks skipped", sum.Disagreements, sum.Quarantined, sum.CrossChecked, sum.CrossSkipped)
+		}
+		if c := sum.Workers["alone"]; c.CrossPassed != 0 || c.CrossFailed != 0 || c.Rejected != 0 || c.Accepted == 0 {
+			t.Errorf("results of the worker alone: %+v, want accepted, no cross-check", c)
+		}
+		checkBook(t, b, c.book, spec.Root, spec.Depth)
+	})
+}
+
 // TestRun_crossCheckLiar: a liar with a valid key (mallory), registered in
 // the book, lies about every other result with scores the checks cannot
 // tell from true ones; it works alone at first, so that some of its

@@ -59,7 +59,7 @@ func ParseRoot(b *solver.Board, moves string) (solver.Position, error) {
 	if err != nil {
 		return solver.Position{}, err
 	}
-	if (root.Moves() > 0 && root.LastMoveWon()) || root.IsFull() {
+	if root.Over() {
 		return solver.Position{}, fmt.Errorf("%q is a finished game: the book needs a position with moves left", moves)
 	}
 	return root, nil

@@ -80,8 +80,22 @@ type Conn struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	log    *slog.Logger
-	closed chan struct{} // closed by nats.go once the connection is closed
 	signer nkeys.KeyPair // the worker key results are signed with, or nil (signature.go)
+
+	// closed is done once the connection is closed (by Close, or by
+	// nats.go giving up on it), by markClosed: what waits on the
+	// connection, a pull for one, ends with it.
+	closed     context.Context
+	markClosed context.CancelFunc
+
+	// link is done once the connection in use is lost; each disconnection
+	// ends it and starts the next (newLink). A request in flight then is
+	// never answered (its reply went to the lost connection, or died with
+	// the server), and failOnLoss ends the wait for it, as nats.go does
+	// for asynchronous publishes.
+	linkMu   sync.Mutex
+	link     context.Context
+	loseLink context.CancelFunc
 
 	// workerTTL is the TTL of worker statuses: WorkerStatusTTL, shorter in
 	// tests.
@@ -117,8 +131,10 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 // connect connects with o and any extra nats options (an in-process
 // server).
 func connect(ctx context.Context, o Options, extra ...nats.Option) (*Conn, error) {
-	c := &Conn{log: o.Logger, closed: make(chan struct{}), streams: map[string]jetstream.Stream{}, workerTTL: WorkerStatusTTL,
+	c := &Conn{log: o.Logger, streams: map[string]jetstream.Stream{}, workerTTL: WorkerStatusTTL,
 		refused: make(chan struct{})}
+	c.closed, c.markClosed = context.WithCancel(context.Background())
+	c.link, c.loseLink = context.WithCancel(context.Background())
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -189,6 +205,7 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 		// is an error at once, not an endless retry.
 		nats.RetryOnFailedConnect(false),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			c.newLink()
 			c.log.Warn("nats: disconnected", "client", name, "err", err)
 			c.lost(name, wait, downEvery)
 		}),
@@ -202,7 +219,7 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 			} else {
 				c.log.Debug("nats: connection closed", "client", name)
 			}
-			close(c.closed)
+			c.markClosed()
 		}),
 		nats.ErrorHandler(func(nc *nats.Conn, sub *nats.Subscription, err error) {
 			subject := ""
@@ -299,6 +316,42 @@ func refusedErr(ctx context.Context, err error) error {
 	return err
 }
 
+// newLink ends the link the connection has lost and starts the next: the
+// requests in flight on the lost one fail (failOnLoss). nats.go calls the
+// disconnect handler a little after the loss: a request buffered in
+// between, which the server will answer, fails too, harmlessly for the
+// callers of failOnLoss (a publish made again with its message id, an
+// ack).
+func (c *Conn) newLink() {
+	c.linkMu.Lock()
+	defer c.linkMu.Unlock()
+	c.loseLink()
+	c.link, c.loseLink = context.WithCancel(context.Background())
+}
+
+// failOnLoss returns ctx, ended with nats.ErrDisconnected (context.Cause,
+// see lossErr) as soon as the connection is lost; release releases it. It
+// is for requests whose reply cannot come once the connection that sent
+// them is gone: sent again, they are answered.
+func (c *Conn) failOnLoss(ctx context.Context) (_ context.Context, release func()) {
+	c.linkMu.Lock()
+	link := c.link
+	c.linkMu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(link, func() { cancel(nats.ErrDisconnected) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+// lossErr returns, for the error err of a request under ctx, an error
+// wrapping nats.ErrDisconnected (transient) if the loss of the connection
+// ended ctx (failOnLoss), and err otherwise.
+func lossErr(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), nats.ErrDisconnected) {
+		return fmt.Errorf("connection lost before the reply: %w", nats.ErrDisconnected)
+	}
+	return err
+}
+
 // lost records that the connection is lost and, unless it runs already,
 // starts sayDown.
 func (c *Conn) lost(name string, wait, every time.Duration) {
@@ -329,7 +382,7 @@ func (c *Conn) sayDown(name string, wait, every time.Duration) {
 	defer tick.Stop()
 	for {
 		select {
-		case <-c.closed:
+		case <-c.closed.Done():
 			return
 		case <-tick.C:
 		}
@@ -406,7 +459,7 @@ func (c *Conn) Close() error {
 		return fmt.Errorf("queue: close: %w", err)
 	}
 	select {
-	case <-c.closed:
+	case <-c.closed.Done():
 	case <-time.After(drainTimeout + 5*time.Second):
 		c.nc.Close()
 	}

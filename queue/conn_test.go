@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 func TestConnect_auth(t *testing.T) {
@@ -236,4 +239,97 @@ func TestConn_stillDisconnected(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		return stillLines() == n
 	})
+}
+
+// kick closes c's connection from the server's side, as a server that
+// stops does (nats.go's ForceReconnect is not the same: it ends the
+// requests in flight itself); c reconnects.
+func kick(tb testing.TB, s *Server, c *Conn) {
+	tb.Helper()
+	id, err := c.nc.GetClientID()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.ns.DisconnectClientByID(id); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestConn_publish_connectionLost: a publish whose connection is lost
+// while it waits for the server's ack, which then never comes, is made
+// again as soon as the connection is back, not after publishAttemptWait
+// (a worker's result, in flight when the server stopped, held its worker
+// up for so long).
+func TestConn_publish_connectionLost(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, ServerOptions{})
+	c := connectTo(t, s, "publisher")
+	server := connectTo(t, s, "stand-in")
+	// The stand-in for a stream leaves the first request unanswered, as a
+	// server that stopped with it, and acks the next.
+	first := make(chan struct{})
+	var requests atomic.Int32
+	if _, err := server.nc.Subscribe("lost.reply", func(m *nats.Msg) {
+		if requests.Add(1) == 1 {
+			close(first)
+			return
+		}
+		_ = m.Respond([]byte(`{"stream":"S","seq":1}`))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := server.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.publish(testCtx(t, 60*time.Second), nats.NewMsg("lost.reply"), "lost/1") }()
+	select {
+	case <-first:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the publish never came")
+	}
+	lost := time.Now()
+	kick(t, s, c)
+	if err := <-done; err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	if waited := time.Since(lost); waited >= publishAttemptWait/2 {
+		t.Errorf("publish returned %v after the connection was lost: want it made again once the connection is back, not after the %v of an attempt", waited.Round(time.Millisecond), publishAttemptWait)
+	}
+	if n := requests.Load(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
+
+// TestTaskMsg_ack_connectionLost: an ack that the server has not
+// confirmed (here, never will: its consumer was made again) returns an
+// error when the connection is lost, not after ackConfirmWait: the
+// coordinator's acks of results hold up the job while they wait.
+func TestTaskMsg_ack_connectionLost(t *testing.T) {
+	t.Parallel()
+	s, coord := setupQueue(t, testStreams)
+	worker := connectTo(t, s, "worker")
+	publishTasks(t, coord, testTask(t, "j1", 1, 2))
+	m := nextTask(t, taskSource(t, worker))
+	ctx := testCtx(t, 30*time.Second)
+	if err := coord.js.DeleteConsumer(ctx, TaskStream, WorkerConsumer); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coord.RepairQueue(ctx, testStreams, "j1"); err != nil {
+		t.Fatal(err)
+	}
+	sent := worker.nc.Stats().OutMsgs
+	done := make(chan error, 1)
+	go func() { done <- m.Ack(ctx) }()
+	eventually(t, 10*time.Second, "the ack sent", func() bool { return worker.nc.Stats().OutMsgs > sent })
+	lost := time.Now()
+	kick(t, s, worker)
+	err := <-done
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("Ack = %v (test context: %v); want an error before the context ends", err, ctx.Err())
+	}
+	if waited := time.Since(lost); waited >= ackConfirmWait/2 {
+		t.Errorf("Ack returned %v after the connection was lost: want at once, not after ackConfirmWait (%v)", waited.Round(time.Millisecond), ackConfirmWait)
+	}
+	t.Logf("Ack: %v", err)
 }

@@ -31,9 +31,9 @@ const (
 
 // pullOne waits for one message of cons until ctx is done. Timeouts and
 // missing heartbeats are part of waiting; disconnections are waited out.
-// It returns ctx's error when ctx is done, an error wrapping ErrClosed when
-// the connection is closed, and an error wrapping ErrNotReady when the
-// consumer is gone.
+// It returns ctx's error when ctx is done, an error wrapping ErrClosed as
+// soon as the connection is closed, and an error wrapping ErrNotReady when
+// the consumer is gone.
 func (c *Conn) pullOne(ctx context.Context, cons jetstream.Consumer, what string) (jetstream.Msg, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -49,13 +49,20 @@ func (c *Conn) pullOne(ctx context.Context, cons jetstream.Consumer, what string
 			return nil, ctx.Err()
 		}
 		pctx, cancel := context.WithTimeout(ctx, wait)
+		// nats.go leaves a pull request on a closed connection waiting
+		// until it expires: end it with the connection.
+		stop := context.AfterFunc(c.closed, cancel)
 		m, err := cons.Next(jetstream.FetchContext(pctx))
+		stop()
 		cancel()
 		if err == nil {
 			return m, nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if c.closed.Err() != nil {
+			return nil, fmt.Errorf("queue: %s: %w", what, ErrClosed)
 		}
 		switch {
 		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout),
@@ -88,7 +95,8 @@ func Transient(err error) bool {
 
 // transient reports whether a request that failed with err may succeed if
 // sent again unchanged: the connection is being re-established, or the
-// server (or its JetStream) is not answering yet.
+// server (or its JetStream) is not answering yet, or shutting down (it
+// ends the pull requests waiting then).
 func transient(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, nats.ErrTimeout) ||
@@ -99,7 +107,8 @@ func transient(err error) bool {
 		errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.Is(err, jetstream.ErrAsyncPublishTimeout) ||
 		errors.Is(err, jetstream.ErrNoHeartbeat) ||
-		errors.Is(err, jetstream.ErrConsumerLeadershipChanged)
+		errors.Is(err, jetstream.ErrConsumerLeadershipChanged) ||
+		errors.Is(err, jetstream.ErrServerShutdown)
 }
 
 // sleep waits for d or until ctx is done, returning ctx's error then.
@@ -139,13 +148,17 @@ func streamFull(err error) bool {
 }
 
 // publish publishes m with message id id, retrying passing failures until
-// ctx is done.
+// ctx is done. An attempt in flight when the connection is lost, whose ack
+// will not come, is made again without waiting out publishAttemptWait
+// (failOnLoss); the message id keeps the server from storing it twice.
 func (c *Conn) publish(ctx context.Context, m *nats.Msg, id string) error {
 	err := publishBackoff.Retry(ctx, c.log, "the server to store "+id, func() error {
 		actx, cancel := context.WithTimeout(ctx, publishAttemptWait)
 		defer cancel()
+		actx, release := c.failOnLoss(actx)
+		defer release()
 		_, err := c.js.PublishMsg(actx, m, jetstream.WithMsgID(id))
-		return err
+		return lossErr(actx, err)
 	})
 	switch {
 	case err == nil:

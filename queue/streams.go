@@ -44,8 +44,8 @@ const (
 	DuplicateWindow = 20 * time.Second
 	// WorkerStatusTTL is how long a worker's status stays in the status
 	// bucket after its last PutWorkerStatus. Workers put theirs well
-	// within it (every 15 to 30 seconds); an entry that disappears is a
-	// worker gone.
+	// within it (the worker's status interval, worker.Config.StatusEvery,
+	// 15 s by default); an entry that disappears is a worker gone.
 	WorkerStatusTTL = 2 * time.Minute
 
 	// minAckWait is the least StreamConfig.AckWait.

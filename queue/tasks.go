@@ -216,7 +216,7 @@ func (s *TaskSource) Next(ctx context.Context) (*TaskMsg, error) {
 	if err != nil {
 		return nil, err
 	}
-	tm := &TaskMsg{reply: jsReplier{m}}
+	tm := &TaskMsg{reply: jsReplier{s.c, m}}
 	if md, err := m.Metadata(); err == nil {
 		tm.Seq, tm.Delivered = md.Sequence.Stream, md.NumDelivered
 	}
@@ -318,23 +318,30 @@ type Replier interface {
 	Term() error                   // never deliver again
 }
 
-// jsReplier replies to a JetStream message.
-type jsReplier struct{ m jetstream.Msg }
+// jsReplier replies to a JetStream message m delivered on c.
+type jsReplier struct {
+	c *Conn
+	m jetstream.Msg
+}
 
 // ackConfirmWait bounds the wait for the server to confirm an ack. The
 // server confirms at once the ack of a message its consumer delivered, and
 // never one for a consumer deleted and made again since (the new consumer
 // ignores deliveries it did not make): without a bound, the worker or the
-// coordinator acking would wait there until it is stopped. An ack left
-// unconfirmed is harmless: the message is delivered again, and its
-// handler finds it done. A variable for tests.
+// coordinator acking would wait there until it is stopped. An ack in
+// flight when the connection is lost is not confirmed either; its wait
+// ends then (failOnLoss). An ack left unconfirmed is harmless: the
+// message, if the ack was lost, is delivered again, and its handler finds
+// it done. A variable for tests.
 var ackConfirmWait = 10 * time.Second
 
 func (r jsReplier) InProgress() error { return r.m.InProgress() }
 func (r jsReplier) Ack(ctx context.Context) error {
 	actx, cancel := context.WithTimeout(ctx, ackConfirmWait)
 	defer cancel()
-	return r.m.DoubleAck(actx)
+	actx, release := r.c.failOnLoss(actx)
+	defer release()
+	return lossErr(actx, r.m.DoubleAck(actx))
 }
 func (r jsReplier) Nak(delay time.Duration) error { return r.m.NakWithDelay(delay) }
 func (r jsReplier) Term() error                   { return r.m.Term() }

@@ -378,9 +378,10 @@ func TestConn_Tasks_notReady(t *testing.T) {
 }
 
 // TestTaskSource_Next_closed: a Next waiting for a task returns ErrClosed
-// when its connection is closed. The connection closes once the server
-// holds Next's pull request (before, a Next not yet started met a closed
-// connection instead).
+// as soon as its connection is closed, not when its pull request expires
+// (pullWait): a worker whose connection is closed stops at once. The
+// connection closes once the server holds Next's pull request (before, a
+// Next not yet started met a closed connection instead).
 func TestTaskSource_Next_closed(t *testing.T) {
 	t.Parallel()
 	s, coord := setupQueue(t, testStreams)
@@ -399,14 +400,73 @@ func TestTaskSource_Next_closed(t *testing.T) {
 		info, err := cons.Info(testCtx(t, 10*time.Second))
 		return err == nil && info.NumWaiting > 0
 	})
+	closing := time.Now()
 	c.Close()
 	select {
 	case err := <-done:
 		if !errors.Is(err, ErrClosed) {
 			t.Errorf("Next on a closed connection = %v, want ErrClosed", err)
 		}
+		if waited := time.Since(closing); waited >= pullWait/2 {
+			t.Errorf("Next returned %v after Close: want at once, not when its pull request of %v expires", waited.Round(time.Millisecond), pullWait)
+		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Next still waiting 30s after Close")
+	}
+}
+
+// TestTaskSource_Next_serverRestart: a Next waiting for a task when the
+// server shuts down, which ends its pull request with "server shutdown",
+// waits for the server to come back (on the same store and address) and
+// takes a task published then; before, it failed, and a coordinator's
+// fetch so failed its job.
+func TestTaskSource_Next_serverRestart(t *testing.T) {
+	t.Parallel()
+	opts := ServerOptions{StoreDir: t.TempDir(), Listen: "127.0.0.1:-1", Token: "tok"}
+	s1, err := StartServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := s1.ClientURL()
+	ctx := testCtx(t, 60*time.Second)
+	c, err := Connect(ctx, Options{URL: url, Token: "tok", ReconnectWait: 50 * time.Millisecond})
+	if err != nil {
+		s1.Shutdown()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.EnsureStreams(ctx, testStreams); err != nil {
+		s1.Shutdown()
+		t.Fatal(err)
+	}
+	src := taskSource(t, c)
+	done := make(chan error, 1)
+	var got *TaskMsg
+	go func() {
+		var err error
+		got, err = src.Next(ctx)
+		done <- err
+	}()
+	eventually(t, 30*time.Second, "Next waiting for a task", func() bool {
+		info, err := src.cons.Info(testCtx(t, 10*time.Second))
+		return err == nil && info.NumWaiting > 0
+	})
+	s1.Shutdown()
+	select {
+	case err := <-done:
+		t.Fatalf("Next with the server shut down = %v, want it waiting", err)
+	case <-time.After(time.Second):
+	}
+	opts.Listen = strings.TrimPrefix(url, "nats://")
+	startServer(t, opts)
+	eventually(t, 30*time.Second, "reconnected", c.nc.IsConnected)
+	task := testTask(t, "j1", 1, 2)
+	publishTasks(t, c, task)
+	if err := <-done; err != nil {
+		t.Fatalf("Next after the restart: %v", err)
+	}
+	if got.Task.JobID != task.JobID || got.Task.TaskID != task.TaskID {
+		t.Errorf("Next = task %s/%d, want %s/%d", got.Task.JobID, got.Task.TaskID, task.JobID, task.TaskID)
 	}
 }
 

@@ -59,12 +59,12 @@ func outcome(score int) string {
 // gameOver says why the game of p is over, or returns "".
 func gameOver(p *solver.Position) string {
 	switch {
-	case p.Moves() > 0 && p.LastMoveWon():
+	case !p.Over():
+		return ""
+	case p.LastMoveWon():
 		return "the last move made four"
-	case p.IsFull():
-		return "the board is full"
 	}
-	return ""
+	return "the board is full"
 }
 
 // answer works out the Answer for p, written moves, from src and, for what

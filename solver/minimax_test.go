@@ -270,7 +270,7 @@ func TestPosition_Key_incremental(t *testing.T) {
 		b := MustBoard(size[0], size[1])
 		for range 500 {
 			p, pb := b.NewPosition(), newPlainBoard(size[0], size[1])
-			for !p.IsFull() && !(p.Moves() > 0 && p.LastMoveWon()) {
+			for !p.Over() {
 				col := rng.IntN(b.Width())
 				if !p.CanPlay(col) {
 					continue

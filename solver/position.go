@@ -90,6 +90,13 @@ func (p *Position) LastMoveWon() bool { return p.board.hasFour(p.current ^ p.mas
 // IsFull reports whether every cell holds a stone.
 func (p *Position) IsFull() bool { return p.moves == p.board.Cells() }
 
+// Over reports whether p's game is over: the last stone made four, or the
+// board is full. Such a position has no moves, and RuleScore scores it.
+func (p *Position) Over() bool {
+	_, over := p.overScore()
+	return over
+}
+
 // Key returns a number that identifies the position on its board:
 // current + mask, which for each column is the column's stones of the
 // player to move plus 2^h - 1 for a column of height h. Columns do not

@@ -109,6 +109,62 @@ func TestPosition_LastMoveWon(t *testing.T) {
 	}
 }
 
+// TestPosition_Over: a game is over once a stone has made four or no
+// column can be played, and not before; RuleScore scores every game over.
+func TestPosition_Over(t *testing.T) {
+	small := MustBoard(4, 4)
+	for _, tc := range []struct {
+		b     *Board
+		moves string
+		want  bool
+	}{
+		{Standard, "", false},
+		{Standard, "112233", false},
+		{Standard, "1122334", true},       // four made
+		{small, "123412344321432", false}, // one cell left
+		{small, "1234123443214321", true}, // full, no four: a draw
+	} {
+		p, err := tc.b.Parse(tc.moves)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.moves, err)
+		}
+		if got := p.Over(); got != tc.want {
+			t.Errorf("%q: Over = %v, want %v\n%v", tc.moves, got, tc.want, p)
+		}
+	}
+	// Random games, played to their end, checked against the grid board.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, size := range [][2]int{{4, 4}, {5, 4}, {7, 6}} {
+		b := MustBoard(size[0], size[1])
+		for range 500 {
+			p, pb := b.NewPosition(), newPlainBoard(size[0], size[1])
+			won := false
+			for {
+				var cols []int
+				for col := range b.Width() {
+					if p.CanPlay(col) {
+						cols = append(cols, col)
+					}
+				}
+				want := won || len(cols) == 0
+				if got := p.Over(); got != want {
+					t.Fatalf("Over = %v, want %v (four made %v, %d columns playable)\n%v", got, want, won, len(cols), p)
+				}
+				if want {
+					if _, ok := p.RuleScore(); !ok {
+						t.Fatalf("a game over has no RuleScore\n%v", p)
+					}
+					break
+				}
+				col := cols[rng.IntN(len(cols))]
+				won = pb.winsAt(col, pb.height[col], pb.player())
+				p.Play(col)
+				pb.play(col)
+			}
+		}
+	}
+}
+
 func TestPosition_String(t *testing.T) {
 	// Player 1 (X, to move) played 2 and 3, player 2 (O) 2 and 2.
 	p, err := MustBoard(4, 4).Parse("2232")

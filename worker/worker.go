@@ -59,7 +59,7 @@ type Config struct {
 	// that long. The default value (0) waits for tasks forever.
 	IdleExit time.Duration
 	// StatusEvery is how often the worker's status is stored. The default
-	// value is 15 seconds.
+	// value is DefaultStatusEvery.
 	StatusEvery time.Duration
 	// Log receives what happens. The default value (nil) discards it.
 	Log *slog.Logger
@@ -68,6 +68,11 @@ type Config struct {
 	// keeps them inside the worker.
 	Counters *Counters
 }
+
+// DefaultStatusEvery is the default Config.StatusEvery: well within
+// queue.WorkerStatusTTL, so that a worker whose report or two was lost is
+// still listed. c4book status says it (statusLong).
+const DefaultStatusEvery = 15 * time.Second
 
 // Counters are the running totals of a worker: the figures of its status
 // reports, and the tasks it handed back. Every field is safe to read at
@@ -103,7 +108,7 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 		cfg.Heartbeat = 10 * time.Second
 	}
 	if cfg.StatusEvery <= 0 {
-		cfg.StatusEvery = 15 * time.Second
+		cfg.StatusEvery = DefaultStatusEvery
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

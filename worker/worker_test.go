@@ -485,6 +485,15 @@ func (p *statusPublisher) reported() []queue.WorkerStatus {
 	return append([]queue.WorkerStatus(nil), p.statuses...)
 }
 
+// TestDefaultStatusEvery: a worker reports at least four times within the
+// time its status is kept, so that one report lost, or two, do not make it
+// look gone.
+func TestDefaultStatusEvery(t *testing.T) {
+	if 4*DefaultStatusEvery > queue.WorkerStatusTTL {
+		t.Errorf("DefaultStatusEvery %v: a worker reports fewer than four times in queue.WorkerStatusTTL (%v)", DefaultStatusEvery, queue.WorkerStatusTTL)
+	}
+}
+
 // TestRun_statusBusy: a worker that solved a task between two status
 // reports says it is busy in the second, though the task, a matter of
 // microseconds, was over when it reported; once idle for a whole interval

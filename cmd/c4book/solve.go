@@ -143,10 +143,10 @@ func (r *solveRun) answer(ctx context.Context, moves []byte, p solver.Position) 
 // such a position is still printed: that of the game lost, or drawn.
 func gameOver(p *solver.Position) string {
 	switch {
-	case p.Moves() > 0 && p.LastMoveWon():
+	case !p.Over():
+		return ""
+	case p.LastMoveWon():
 		return "the game is over: the last move made four"
-	case p.IsFull():
-		return "the game is over: the board is full"
 	}
-	return ""
+	return "the game is over: the board is full"
 }

@@ -11,13 +11,17 @@ import (
 
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
+	"github.com/c4book/c4book/internal/human"
 	"github.com/c4book/c4book/internal/jobproc"
 	"github.com/c4book/c4book/internal/status"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
+	"github.com/c4book/c4book/worker"
 )
 
-const statusLong = `Show the jobs and the workers of a NATS server (--nats URL, nats.url).
+// statusLong is the help of status; the workers' status interval in it is
+// worker.DefaultStatusEvery, which c4book worker uses.
+var statusLong = `Show the jobs and the workers of a NATS server (--nats URL, nats.url).
 
 Jobs: state, positions solved of those to solve, failed tasks, when the
 job started and when its coordinator last reported; then, by job and
@@ -30,7 +34,7 @@ either is given.
 Workers: id, host, positions solved, tasks done, rate (positions solved
 per second since the worker started, as of its last report), whether it
 is busy (on a task when it reported, or took one since its report before:
-it reports every 15 seconds, and at once when it takes a task after a
+it reports every ` + human.Span(worker.DefaultStatusEvery) + `, and at once when it takes a task after a
 report that said it was idle), and when it last reported (a worker silent
 for two minutes is gone from the list).
 
