@@ -1,0 +1,325 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// The collecting of results (collect.go), on fakes of the book and queue:
+// what is stored, acked, published again, cross-checked and refereed.
+
+// TestCollect checks results against the plan with fakes of the book and
+// the queue: a good result is stored and its task done; forged ones are
+// rejected and their worker quarantined in the end.
+func TestCollect(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, mb, fq := testJob(t, spec, Config{})
+	if j.tasks.Len() < 3 || len(fq.published) != j.tasks.Len() {
+		t.Fatalf("%d tasks, %d published", j.tasks.Len(), len(fq.published))
+	}
+	ctx := context.Background()
+	planned := len(mb.entries) // the positions scored at once
+	good := solvedResult(t, j, 0, "honest")
+	win := solvedResult(t, j, 1, "liar")
+	win.Scores[0] = int8(spec.Board.WinNowScore(spec.Depth)) // a leaf never wins at once
+	keys := solvedResult(t, j, 2, "liar")
+	keys.Keys[0], keys.Keys[1] = keys.Keys[1], keys.Keys[0]
+	never := solvedResult(t, j, 2, "liar")
+	never.TaskID = taskID(2, 0, 2) // run 2 has not begun
+	reps := make([]*replies, 4)
+	var msgs []*queue.ResultMsg
+	for i, r := range []queue.Result{good, win, keys, never} {
+		reps[i] = &replies{}
+		msgs = append(msgs, resultMsg(r, reps[i]))
+	}
+	n, err := j.collect(ctx, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(len(good.Keys)) || !j.tasks.done[0] || j.tasks.done[1] || j.tasks.done[2] {
+		t.Errorf("collect stored %d positions, done %v: want task 0 alone", n, j.tasks.done)
+	}
+	if reps[0].acked != 1 || reps[1].termed != 1 || reps[2].termed != 1 || reps[3].termed != 1 {
+		t.Errorf("replies %+v %+v %+v %+v: want the good one acked, the others terminated", *reps[0], *reps[1], *reps[2], *reps[3])
+	}
+	if len(mb.entries)-planned != len(good.Keys) || j.summary.Rejected != 3 || !j.quarantined["liar"] || j.quarantined["honest"] {
+		t.Errorf("%d entries written, %d rejected, quarantined %v", len(mb.entries)-planned, j.summary.Rejected, j.quarantined)
+	}
+	// Tasks 1 and 2 lost their copy to the liar: published again.
+	if republished := fq.published[j.tasks.Len():]; len(republished) != 2 {
+		t.Errorf("%d tasks published again, want tasks 1 and 2", len(republished))
+	}
+	// The quarantined worker's right answer is ignored; the duplicate of a
+	// done task is acked and not written again.
+	rep1, rep2 := &replies{}, &replies{}
+	writes := mb.writes
+	if n, err = j.collect(ctx, []*queue.ResultMsg{resultMsg(solvedResult(t, j, 1, "liar"), rep1), resultMsg(good, rep2)}); err != nil || n != 0 {
+		t.Fatalf("collect = %d, %v", n, err)
+	}
+	if j.tasks.done[1] || rep1.termed != 1 || rep2.acked != 1 || mb.writes != writes {
+		t.Errorf("task 1 done %v, replies %+v %+v, %d writes: want the liar ignored and no write", j.tasks.done[1], *rep1, *rep2, mb.writes-writes)
+	}
+}
+
+// TestCollect_crossCheck: a cross-checked task is stored once two workers
+// agree; when they disagree the coordinator's referee solves it, beside
+// the collecting goroutine: until its verdict the task is being refereed
+// (not done, still pending, no copy published, a result for it a
+// duplicate); with the verdict, the coordinator's scores are stored, and
+// the worker that was wrong is rejected and quarantined. One worker
+// answering both copies never makes a cross-check: the task is published
+// again for another.
+func TestCollect_crossCheck(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
+	// One copy each: the second copy of a checked task goes out when the
+	// first is answered, never beside it.
+	if len(fq.published) != j.tasks.Len() {
+		t.Fatalf("%d copies published for %d tasks, want one each", len(fq.published), j.tasks.Len())
+	}
+	ctx := context.Background()
+	collect := func(r queue.Result) {
+		t.Helper()
+		if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(r, &replies{})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Task 0: two workers agree.
+	planned := len(mb.entries) // the positions scored at once
+	published := len(fq.published)
+	collect(solvedResult(t, j, 0, "a"))
+	if j.tasks.done[0] || len(mb.entries) != planned {
+		t.Fatal("a cross-checked task stored on one result")
+	}
+	if len(fq.published) != published+1 {
+		t.Fatalf("%d copies published after the first answer of a checked task, want 1", len(fq.published)-published)
+	}
+	collect(solvedResult(t, j, 0, "b"))
+	if !j.tasks.done[0] || j.summary.CrossChecked != 1 {
+		t.Errorf("task 0 done %v, %d cross-checked", j.tasks.done[0], j.summary.CrossChecked)
+	}
+	// Task 2: a answers both copies: no cross-check, a third copy goes out
+	// for b (the second went out after a's first answer).
+	published = len(fq.published)
+	collect(solvedResult(t, j, 2, "a"))
+	collect(solvedResult(t, j, 2, "a"))
+	if j.tasks.done[2] || len(fq.published) != published+2 || j.summary.CrossChecked != 1 || j.summary.CrossSkipped != 0 {
+		t.Errorf("task 2 done %v, %d copies published, %d cross-checked, %d skipped: want not done, one more copy, no check",
+			j.tasks.done[2], len(fq.published)-published-1, j.summary.CrossChecked, j.summary.CrossSkipped)
+	}
+	if c := j.summary.Workers["a"]; c.CrossPassed != 1 {
+		t.Errorf("a's cross-checks: %+v, want the one of task 0", c)
+	}
+	// Task 1: b lies; the task goes to the referee.
+	truth := solvedResult(t, j, 1, "a")
+	lie := solvedResult(t, j, 1, "b")
+	lie.Scores[0] = -lie.Scores[0] - 1
+	collect(truth)
+	lieReplies := &replies{}
+	pending, writes, published := j.tasks.pending, mb.writes, len(fq.published)
+	if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(lie, lieReplies)}); err != nil {
+		t.Fatal(err)
+	}
+	if j.tasks.done[1] || j.tasks.needed(1) || !j.tasks.refereeing[1] || j.tasks.pending != pending || slices.Contains(j.dispatch.outstanding(), 1) {
+		t.Errorf("task 1 awaiting its verdict: done %v, needed %v, refereeing %v, %d pending (was %d), outstanding %v", j.tasks.done[1], j.tasks.needed(1), j.tasks.refereeing[1], j.tasks.pending, pending, j.dispatch.outstanding())
+	}
+	if lieReplies.acked != 1 || mb.writes != writes || len(fq.published) != published || j.quarantined["b"] || j.summary.Disagreements != 0 {
+		t.Errorf("before the verdict: the answer's replies %+v, %d writes, %d copies published, quarantined %v, %d disagreements; want acked, nothing written or published, nobody quarantined",
+			*lieReplies, mb.writes-writes, len(fq.published)-published, j.quarantined, j.summary.Disagreements)
+	}
+	// Another answer meanwhile is a duplicate: acked, not stored.
+	late := &replies{}
+	if n, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(solvedResult(t, j, 1, "c"), late)}); err != nil || n != 0 || late.acked != 1 || mb.writes != writes || j.summary.ByWorker["c"] != 0 {
+		t.Errorf("an answer while task 1 is refereed: collect = %d, %v, replies %+v, %d writes, credited %d", n, err, *late, mb.writes-writes, j.summary.ByWorker["c"])
+	}
+	if n, err := applyVerdict(t, j); err != nil || n != j.tasks.positions(1) || j.tasks.refereeing[1] || j.tasks.pending != pending-1 || j.summary.Refereed != 1 {
+		t.Errorf("the verdict: %d positions, %v; refereeing %v, %d pending, %d refereed; want task 1 done", n, err, j.tasks.refereeing[1], j.tasks.pending, j.summary.Refereed)
+	}
+	if !j.tasks.done[1] || j.summary.Disagreements != 1 || j.rejections["b"] != 1 || j.rejections["a"] != 0 || !j.quarantined["b"] || j.quarantined["a"] {
+		t.Errorf("task 1 done %v, %d disagreements, rejections %v, quarantined %v: want b alone rejected and quarantined", j.tasks.done[1], j.summary.Disagreements, j.rejections, j.quarantined)
+	}
+	for i, k := range truth.Keys {
+		p, _ := spec.Board.PositionFromKey(k)
+		if v, ok := mb.score(p); !ok || v != int(truth.Scores[i]) {
+			t.Errorf("position %d of task 1: book %d %v, want the true %d", i, v, ok, truth.Scores[i])
+		}
+	}
+	// Task 0, which b confirmed with a, stays done.
+	if !j.tasks.done[0] || j.summary.Requeued != 0 {
+		t.Errorf("task 0 done %v, %d positions requeued: a cross-checked task is not b's alone", j.tasks.done[0], j.summary.Requeued)
+	}
+}
+
+// TestCollect_crossCheckOneIdentity: a worker alone answering both copies
+// of a cross-checked task: the check is skipped, counted, and the task
+// done on its word; its copies never count as a cross-check.
+func TestCollect_crossCheckOneIdentity(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
+	planned, published := len(mb.entries), len(fq.published)
+	for range 2 {
+		if _, err := j.collect(context.Background(), []*queue.ResultMsg{resultMsg(solvedResult(t, j, 0, "solo"), &replies{})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The second copy went out after the first answer; none after the
+	// second.
+	if !j.tasks.done[0] || len(mb.entries) != planned+int(j.tasks.positions(0)) || len(fq.published) != published+1 {
+		t.Errorf("task 0 done %v, %d entries written, %d copies published: want done, stored, one more copy", j.tasks.done[0], len(mb.entries)-planned, len(fq.published)-published)
+	}
+	if s := j.summary; s.CrossChecked != 0 || s.CrossSkipped != 1 || s.Workers["solo"].CrossPassed != 0 || s.Workers["solo"].Accepted != 2 {
+		t.Errorf("summary: %d cross-checked, %d skipped, solo %+v; want 0, 1, no cross-check passed", s.CrossChecked, s.CrossSkipped, s.Workers["solo"])
+	}
+}
+
+// TestCollect_requeue: when a worker is quarantined, the tasks it solved
+// alone in the job are not done any more and are published again; the
+// others' tasks stay done.
+func TestCollect_requeue(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, _, fq := testJob(t, spec, Config{})
+	ctx := context.Background()
+	var msgs []*queue.ResultMsg
+	for i, w := range []string{"liar", "liar", "honest"} {
+		msgs = append(msgs, resultMsg(solvedResult(t, j, i, w), &replies{}))
+	}
+	n, err := j.collect(ctx, msgs)
+	if err != nil || !j.tasks.done[0] || !j.tasks.done[1] || !j.tasks.done[2] {
+		t.Fatalf("collect = %d, %v; done %v", n, err, j.tasks.done[:3])
+	}
+	pending, published := j.tasks.pending, len(fq.published)
+	// Three impossible results: the liar is quarantined.
+	msgs = msgs[:0]
+	for i := 3; i < 6; i++ {
+		r := solvedResult(t, j, i, "liar")
+		r.Scores[0] = 100
+		msgs = append(msgs, resultMsg(r, &replies{}))
+	}
+	n, err = j.collect(ctx, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := j.tasks.positions(0) + j.tasks.positions(1)
+	if !j.quarantined["liar"] || j.tasks.done[0] || j.tasks.done[1] || !j.tasks.done[2] || n != -want || j.summary.Requeued != want {
+		t.Errorf("quarantined %v, done %v, collect = %d, requeued %d: want the liar's tasks 0 and 1 not done (-%d)", j.quarantined, j.tasks.done[:3], n, j.summary.Requeued, want)
+	}
+	if j.tasks.pending != pending+2 || j.summary.ByWorker["liar"] != 0 || j.summary.Solved != j.tasks.positions(2) {
+		t.Errorf("pending %d (was %d), by worker %v, solved %d", j.tasks.pending, pending, j.summary.ByWorker, j.summary.Solved)
+	}
+	// Published again: tasks 0 and 1, and 3, 4 and 5 whose results were
+	// rejected.
+	var again []int
+	for _, task := range fq.published[published:] {
+		_, _, i := splitTaskID(task.TaskID)
+		again = append(again, i)
+	}
+	slices.Sort(again)
+	if !slices.Equal(again, []int{0, 1, 3, 4, 5}) {
+		t.Errorf("published again: tasks %v, want [0 1 3 4 5]", again)
+	}
+}
+
+// TestCollect_refereeQueue: while the referee solves (held by its gate),
+// the collecting goroutine goes on: a task two workers agree on is
+// stored, and a second disagreement waits in line. The first verdict
+// quarantines the liar, which voids the case in line: it is never
+// solved, its task is published again with the honest answer kept, and a
+// second honest answer decides it. A referee's error is the job's.
+func TestCollect_refereeQueue(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	held, release := make(chan []uint64, 1), make(chan struct{})
+	solves := 0 // the referee's goroutine's
+	gate := func(ctx context.Context, keys []uint64) error {
+		if solves++; solves == 1 {
+			held <- keys
+			select {
+			case <-release:
+			case <-ctx.Done(): // the test failed before it let the solve go
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1, refereeGate: gate})
+	ctx := context.Background()
+	collect := func(index int, worker string, lie bool) *replies {
+		t.Helper()
+		r, rep := solvedResult(t, j, index, worker), &replies{}
+		if lie {
+			r.Scores[0] = -r.Scores[0] - 1
+		}
+		if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(r, rep)}); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	collect(0, "a", false)
+	collect(0, "m", true) // the referee takes task 0, and is held
+	keys := <-held
+	if want, _ := j.tasks.keys(0); !slices.Equal(keys, want) {
+		t.Fatalf("the referee solves %v, want task 0's %v", keys, want)
+	}
+	collect(1, "b", false)
+	collect(1, "m", true) // in line
+	collect(2, "a", false)
+	collect(2, "b", false)
+	if !j.tasks.done[2] || !j.tasks.refereeing[0] || !j.tasks.refereeing[1] || len(j.trust.refereeQueue) != 1 {
+		t.Fatalf("while the referee is held: done %v, refereeing %v, %d cases in line; want task 2 stored, 0 and 1 refereed", j.tasks.done[:3], j.tasks.refereeing[:3], len(j.trust.refereeQueue))
+	}
+	published := len(fq.published)
+	close(release)
+	if _, err := applyVerdict(t, j); err != nil {
+		t.Fatal(err)
+	}
+	if !j.tasks.done[0] || !j.quarantined["m"] || j.tasks.refereeing[1] || j.tasks.done[1] || j.trust.awaitingVerdicts() {
+		t.Fatalf("after the verdict: done %v, quarantined %v, task 1 refereeing %v, awaiting verdicts %v; want m quarantined and task 1's case void",
+			j.tasks.done[:2], j.quarantined, j.tasks.refereeing[1], j.trust.awaitingVerdicts())
+	}
+	if again := fq.published[published:]; len(again) != 1 || func() int { _, _, i := splitTaskID(again[0].TaskID); return i }() != 1 {
+		t.Errorf("published after the verdict: %v, want a copy of task 1", again)
+	}
+	if first, ok := j.firstResults[1]; !ok || first.WorkerID != "b" {
+		t.Errorf("task 1's first answer: %+v, %v; want b's kept", first, ok)
+	}
+	collect(1, "a", false)
+	if !j.tasks.done[1] || j.summary.Refereed != 1 || j.summary.Disagreements != 1 || j.summary.CrossChecked != 2 {
+		t.Errorf("task 1 done %v; %d refereed, %d disagreements, %d cross-checked; want 1, 1, 2 (tasks 1 and 2)", j.tasks.done[1], j.summary.Refereed, j.summary.Disagreements, j.summary.CrossChecked)
+	}
+	for _, i := range []int{0, 1, 2} {
+		keys, _ := j.tasks.keys(i)
+		for _, k := range keys {
+			p, _ := spec.Board.PositionFromKey(k)
+			if _, ok := mb.score(p); !ok {
+				t.Fatalf("task %d: a position not stored", i)
+			}
+		}
+	}
+	if solves != 1 {
+		t.Errorf("%d solves of the referee, want 1 (the void case is not solved)", solves)
+	}
+
+	// A referee that cannot solve stops the job; the task stays undone.
+	j2, _, _ := testJob(t, spec, Config{CrossCheck: 1, refereeGate: func(context.Context, []uint64) error { return errors.New("no solver") }})
+	for _, w := range []string{"a", "b"} {
+		r := solvedResult(t, j2, 0, w)
+		if w == "b" {
+			r.Scores[0] = -r.Scores[0] - 1
+		}
+		if _, err := j2.collect(ctx, []*queue.ResultMsg{resultMsg(r, &replies{})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := applyVerdict(t, j2); err == nil || j2.tasks.done[0] || j2.summary.Refereed != 0 {
+		t.Errorf("a verdict with an error: %v, task done %v, %d refereed; want the error, nothing done", err, j2.tasks.done[0], j2.summary.Refereed)
+	}
+}
