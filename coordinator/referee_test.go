@@ -10,7 +10,6 @@ import (
 	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/solver"
-	"github.com/c4book/c4book/worker"
 )
 
 // The referee beside the collecting goroutine (crosscheck.go), end to end.
@@ -68,16 +67,7 @@ func TestRun_refereeAside(t *testing.T) {
 		defer close(jobDone)
 		sum, runErr = coordinator.Run(ctx, cfg)
 	}()
-	lc := k.dial(t, ctx, "mallory")
-	ltasks, err := lc.Tasks(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	liar := &lyingPublisher{Publisher: lc, board: b, first: make(chan struct{})}
-	liarDone := make(chan error, 1)
-	go func() {
-		liarDone <- worker.Run(ctx, ltasks, liar, worker.Config{ID: "mallory", Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)})
-	}()
+	_, liarDone := startLiar(t, ctx, ctx, k, b, "mallory")
 	aliceDone := k.runWorker(t, ctx, "alice")
 	bobDone := k.runWorker(t, ctx, "bob")
 	stopAll := func() {

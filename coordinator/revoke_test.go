@@ -46,6 +46,24 @@ func (p *lyingPublisher) PublishResult(ctx context.Context, r queue.Result) erro
 	return err
 }
 
+// startLiar starts worker name of cluster k (connected under dialCtx) as
+// a liar, one thread publishing through a lyingPublisher, until runCtx
+// ends; the worker's error comes on the channel.
+func startLiar(t *testing.T, dialCtx, runCtx context.Context, k *keyedCluster, b *solver.Board, name string) (*lyingPublisher, <-chan error) {
+	t.Helper()
+	lc := k.dial(t, dialCtx, name)
+	ltasks, err := lc.Tasks(dialCtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	liar := &lyingPublisher{Publisher: lc, board: b, first: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		done <- worker.Run(runCtx, ltasks, liar, worker.Config{ID: name, Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)})
+	}()
+	return liar, done
+}
+
 // bookScores returns every entry of bk: depth and key to score.
 func bookScores(t *testing.T, bk *book.Book) map[[2]uint64]int {
 	t.Helper()
@@ -96,16 +114,7 @@ func TestRun_revokeLiar(t *testing.T) {
 	// The liar starts alone; the honest worker joins once the liar has
 	// lied once and told the truth once.
 	lctx, stopLiar := context.WithCancel(ctx)
-	lc := k.dial(t, ctx, "liar")
-	ltasks, err := lc.Tasks(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	liar := &lyingPublisher{Publisher: lc, board: b, first: make(chan struct{})}
-	liarDone := make(chan error, 1)
-	go func() {
-		liarDone <- worker.Run(lctx, ltasks, liar, worker.Config{ID: "liar", Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)})
-	}()
+	liar, liarDone := startLiar(t, ctx, lctx, k, b, "liar")
 	runDone := make(chan struct{})
 	var sum coordinator.Summary
 	var runErr error

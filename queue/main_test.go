@@ -3,9 +3,9 @@ package queue
 import (
 	"flag"
 	"os"
-	"runtime"
-	"strconv"
 	"testing"
+
+	"github.com/c4book/c4book/internal/testpar"
 )
 
 // waitBoundParallel is how many tests of this package run at once unless
@@ -19,12 +19,6 @@ const waitBoundParallel = 4
 // unless -parallel is given.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		if err := flag.Set("test.parallel", strconv.Itoa(max(waitBoundParallel, runtime.GOMAXPROCS(0)))); err != nil {
-			panic(err)
-		}
-	}
+	testpar.Default(waitBoundParallel)
 	os.Exit(m.Run())
 }
