@@ -4,9 +4,24 @@ package testpar
 
 import (
 	"flag"
+	"os"
 	"runtime"
 	"strconv"
+	"testing"
 )
+
+// WaitBound is how many tests run at once, by Main, in packages whose
+// tests wait for a server's timers (AckWaits, redeliveries, pull
+// requests, reconnections) far more than they compute.
+const WaitBound = 4
+
+// Main is a TestMain for such packages: it runs m with WaitBound tests at
+// a time (Default) unless -parallel is given, and exits with its code.
+func Main(m *testing.M) {
+	flag.Parse()
+	Default(WaitBound)
+	os.Exit(m.Run())
+}
 
 // Default makes -test.parallel n (or GOMAXPROCS, if more) unless the
 // command line gives it. Go's default is GOMAXPROCS, which on a machine of
