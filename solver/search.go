@@ -815,15 +815,28 @@ func (b *Board) oddThreatFloor() int { return b.LostScore(b.Cells() - b.height +
 // even row below t in c. If those cells and O's stones hold no four, O
 // never makes four and X wins with t at the latest, when only the cells
 // above t are left.
+//
+// When c has even height instead, its lowest empty cell in an odd row
+// below t, there is a column c' of odd height (their number is odd). X
+// answers O's moves in c on top, and pairs the columns of odd height
+// other than c' as above, until O plays in c' (X answers in c) or plays
+// in c two cells below t (X answers in c'). Either way c then has odd
+// height, the other columns of odd height are even in number, and X goes
+// on as above. O gets at most the same cells outside c, and in c every
+// empty cell below t, of either row.
 func (s *Solver) oddThreatBound(p *Position, threats uint64) int {
 	b := s.board
 	empty := b.full &^ p.mask
 	low := p.possible() &^ b.oddRows // the lowest empty cells of the columns of odd height
 	bound := b.Cells()
-	for t := threats & b.oddRows & b.above(low); t != 0; t &= t - 1 {
+	for t := threats & b.oddRows & b.above(p.possible()); t != 0; t &= t - 1 {
 		cell := t & -t
 		col := b.columnMask(b.columnOf(cell))
-		theirs := p.current | (empty&b.oddRows|low)&^col | empty&col&(cell-1)&^b.oddRows
+		below := empty & col & (cell - 1)
+		if low&col != 0 { // c of odd height: O gets its even cells only
+			below &^= b.oddRows
+		}
+		theirs := p.current | (empty&b.oddRows|low)&^col | below
 		if !b.hasFour(theirs) {
 			row := bits.TrailingZeros64(cell) % int(b.stride)
 			bound = min(bound, b.LostScore(b.Cells()-(b.height-1-row)))
