@@ -212,88 +212,59 @@ func TestSolver_evensBound(t *testing.T) {
 }
 
 // TestSolver_oddThreatBound checks the odd threat's bound against the
-// plain minimax on random positions with an odd number of stones, on
-// boards with an even number of rows, late enough for the minimax to be
-// quick; it counts the positions the bound decides (a loss), and among
-// them those whose threats lie only in columns of even height.
+// plain minimax on random positions of boards with an even number of rows.
 func TestSolver_oddThreatBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	evenOnly := 0
 	for _, size := range [][2]int{{6, 4}, {7, 4}, {5, 6}, {7, 6}} {
-		b := MustBoard(size[0], size[1])
-		s, _ := New(b, 1<<20)
-		checked, bounded := 0, 0
-		for checked < 400 {
-			p, pb, ok := randomPosition(rng, b, b.Cells()-11-2*rng.IntN(2))
-			if !ok {
-				continue
-			}
-			checked++
-			want := pb.minimax(map[string]int{})
-			ub := s.oddThreatBound(&p, p.opponentWinningCells())
-			if want > ub {
-				t.Fatalf("%dx%d: odd threat bound %d, score %d\n%v", size[0], size[1], ub, want, p)
-			}
-			if ub < 0 {
-				bounded++
-				threats := p.opponentWinningCells() & b.oddRows & b.above(p.possible())
-				if threats&b.above(p.possible()&^b.oddRows) == 0 {
-					evenOnly++
-				}
-			}
-		}
-		if bounded == 0 {
-			t.Errorf("%dx%d: the bound decided none of %d positions: the check tests nothing", size[0], size[1], checked)
-		}
-		t.Logf("%dx%d: %d positions, %d bounded", size[0], size[1], checked, bounded)
+		checkOddThreatBound(t, rng, MustBoard(size[0], size[1]), 400, nil)
 	}
-	if evenOnly == 0 {
-		t.Error("no position bounded by a threat in a column of even height: that case is not tested")
-	}
-	t.Logf("%d bounded by threats in columns of even height only", evenOnly)
 }
 
 // TestSolver_oddThreatBound_evenColumn checks the odd threat's bound on
 // positions whose odd threats all lie in columns of even height, where the
-// first player must first take the column's parity (see oddThreatBound),
-// against the plain minimax. A bound that gave the second player only the
-// even cells of such a column below the threat is wrong, and fails here.
+// first player must first take the column's parity (see oddThreatBound).
+// A bound that gave the second player only the even cells of such a column
+// below the threat is wrong, and fails here.
 func TestSolver_oddThreatBound_evenColumn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
+	evenColumnsOnly := func(p *Position) bool {
+		b, possible := p.board, p.possible()
+		threats := p.opponentWinningCells() & b.oddRows & b.above(possible)
+		return threats != 0 && threats&b.above(possible&^b.oddRows) == 0
+	}
 	for _, size := range [][2]int{{6, 4}, {7, 4}} {
-		b := MustBoard(size[0], size[1])
-		s, _ := New(b, 1<<20)
-		checked, bounded := 0, 0
-		for checked < evenColumnPositions {
-			p, pb, ok := randomPosition(rng, b, b.Cells()-11-2*rng.IntN(2))
-			if !ok {
-				continue
-			}
-			possible := p.possible()
-			threats := p.opponentWinningCells() & b.oddRows & b.above(possible)
-			if threats == 0 || threats&b.above(possible&^b.oddRows) != 0 {
-				continue
-			}
-			checked++
-			want := pb.minimax(map[string]int{})
-			ub := s.oddThreatBound(&p, p.opponentWinningCells())
-			if want > ub {
-				t.Fatalf("%dx%d: odd threat bound %d, score %d\n%v", size[0], size[1], ub, want, p)
-			}
-			if ub < 0 {
-				bounded++
-			}
-		}
-		if bounded == 0 {
-			t.Errorf("%dx%d: the bound decided none of %d positions: the check tests nothing", size[0], size[1], checked)
-		}
-		t.Logf("%dx%d: %d positions, %d bounded", size[0], size[1], checked, bounded)
+		checkOddThreatBound(t, rng, MustBoard(size[0], size[1]), 300, evenColumnsOnly)
 	}
 }
 
-// evenColumnPositions is the number of positions of each board that
-// TestSolver_oddThreatBound_evenColumn checks.
-const evenColumnPositions = 300
+// checkOddThreatBound checks the odd threat's bound against the plain
+// minimax on n random positions of b with an odd number of stones, late
+// enough for the minimax to be quick, that keep (if not nil) accepts; it
+// fails the test if the bound decided none of them (a loss).
+func checkOddThreatBound(t *testing.T, rng *rand.Rand, b *Board, n int, keep func(*Position) bool) {
+	t.Helper()
+	s, _ := New(b, 1<<20)
+	checked, bounded := 0, 0
+	for checked < n {
+		p, pb, ok := randomPosition(rng, b, b.Cells()-11-2*rng.IntN(2))
+		if !ok || keep != nil && !keep(&p) {
+			continue
+		}
+		checked++
+		want := pb.minimax(map[string]int{})
+		ub := s.oddThreatBound(&p, p.opponentWinningCells())
+		if want > ub {
+			t.Fatalf("%dx%d: odd threat bound %d, score %d\n%v", b.Width(), b.height, ub, want, p)
+		}
+		if ub < 0 {
+			bounded++
+		}
+	}
+	if bounded == 0 {
+		t.Errorf("%dx%d: the bound decided none of %d positions: the check tests nothing", b.Width(), b.height, checked)
+	}
+	t.Logf("%dx%d: %d positions, %d bounded", b.Width(), b.height, checked, bounded)
+}
 
 // gridKey computes the key of the grid board pb the slow way, cell by
 // cell, independently of Position's incremental updates: for each column,
