@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/c4book/c4book/solver"
 )
 
 func TestEnvVar(t *testing.T) {
@@ -113,4 +115,21 @@ func countFields(t reflect.Type) int {
 		}
 	}
 	return n
+}
+
+// TestDefault_workerTTSize: a worker's table is 1 GiB by default, less on
+// a machine with less than 4 GiB, never below solver.tt-size's default.
+func TestDefault_workerTTSize(t *testing.T) {
+	got := int64(Default().Worker.TTSize)
+	want := int64(DefaultWorkerTTSize)
+	if m := solver.MaxTableBytes(); m > 0 && m/4 < want {
+		want = max(m/4, solver.DefaultTableBytes)
+	}
+	if got != want {
+		t.Errorf("worker.tt-size default %d bytes, want %d (machine memory %d)", got, want, solver.MaxTableBytes())
+	}
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Errorf("the default configuration is invalid: %v", err)
+	}
 }

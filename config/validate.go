@@ -69,14 +69,8 @@ func (c *Config) Validate() error {
 		boardOK = true
 	}
 
-	switch z := c.Solver.TTSize; {
-	case z < solver.MinTableBytes:
-		bad("solver.tt-size", "%v is too small: must be at least %v", z, Size(solver.MinTableBytes))
-	case z > maxTTSize:
-		bad("solver.tt-size", "%v is too large: must be at most %v", z, Size(maxTTSize))
-	case solver.MaxTableBytes() > 0 && int64(z) > solver.MaxTableBytes():
-		bad("solver.tt-size", "%v is more than the memory of this machine (%.1f GiB): the process would be killed", z, float64(solver.MaxTableBytes())/(1<<30))
-	}
+	checkTTSize(bad, "solver.tt-size", c.Solver.TTSize)
+	checkTTSize(bad, "worker.tt-size", c.Worker.TTSize)
 
 	if n := c.Solver.Threads; n < 1 || n > maxThreads {
 		bad("solver.threads", "%d is out of range: must be 1..%d", n, maxThreads)
@@ -244,4 +238,17 @@ func checkNATSURLs(list string) error {
 		}
 	}
 	return nil
+}
+
+// checkTTSize reports, with bad, a table size z of key that a table
+// cannot have.
+func checkTTSize(bad func(key, format string, args ...any), key string, z Size) {
+	switch {
+	case z < solver.MinTableBytes:
+		bad(key, "%v is too small: must be at least %v", z, Size(solver.MinTableBytes))
+	case z > maxTTSize:
+		bad(key, "%v is too large: must be at most %v", z, Size(maxTTSize))
+	case solver.MaxTableBytes() > 0 && int64(z) > solver.MaxTableBytes():
+		bad(key, "%v is more than the memory of this machine (%.1f GiB): the process would be killed", z, float64(solver.MaxTableBytes())/(1<<30))
+	}
 }

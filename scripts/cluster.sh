@@ -15,7 +15,7 @@
 #   -c, --concurrency N    solving threads of each worker (default 1)
 #   -p, --port PORT        port of nats-server (default: a free one)
 #       --width W, --height H   board size (default 7x6)
-#       --tt-size SIZE     table of each worker, shared by its threads (default solver.tt-size)
+#       --tt-size SIZE     table of each worker, shared by its threads (default worker.tt-size)
 #       --sample N         entries book verify solves again at the end (default 100)
 #
 # Flags after -- go to the coordinator (--task-size 32, ...).

@@ -26,6 +26,14 @@ func addTTSizeFlag(fs *pflag.FlagSet) {
 	bindKey(fs, "tt-size", "solver.tt-size")
 }
 
+// addWorkerTTSizeFlag adds --tt-size, which sets worker.tt-size: the
+// table of a worker, or of generate's own.
+func addWorkerTTSizeFlag(fs *pflag.FlagSet) {
+	fs.String("tt-size", config.Default().Worker.TTSize.String(),
+		"transposition table `SIZE` of the worker, shared by its threads: bytes or with a suffix KiB, MiB, GiB, KB, MB, GB (worker.tt-size)")
+	bindKey(fs, "tt-size", "worker.tt-size")
+}
+
 // addThreadsFlag adds --threads, which sets solver.threads.
 func addThreadsFlag(fs *pflag.FlagSet) {
 	fs.Int("threads", config.Default().Solver.Threads,

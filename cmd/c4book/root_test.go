@@ -36,6 +36,17 @@ func TestRun_help(t *testing.T) {
 			}
 		}
 	})
+	// A worker's table (generate runs one) is worker.tt-size, not the
+	// 64 MiB of a solve.
+	for _, cmd := range []string{"worker", "generate"} {
+		t.Run(cmd+" --help", func(t *testing.T) {
+			r := run(t, "", cmd, "--help")
+			wantOK(t, r)
+			if !strings.Contains(r.stdout, "(worker.tt-size)") || strings.Contains(r.stdout, "(solver.tt-size)") {
+				t.Errorf("%s --help: --tt-size does not set worker.tt-size:\n%s", cmd, r.stdout)
+			}
+		})
+	}
 }
 
 func TestRun_usageErrors(t *testing.T) {

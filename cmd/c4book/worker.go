@@ -23,7 +23,8 @@ send back the exact scores, until stopped.
 
 The worker runs --concurrency threads (worker.concurrency; 0, the default,
 is one per CPU), sharing one transposition table of --tt-size
-(solver.tt-size) that stays warm from one task to the next. Credentials and
+(worker.tt-size; 1GiB, or a quarter of the machine's memory if less) that
+stays warm from one task to the next. Credentials and
 TLS come from nats.nkey (--nkey: the worker's own key file, made by
 "c4book worker add" on the coordinator's machine, which also names the
 worker), nats.token, nats.user and nats.password, nats.creds and
@@ -90,7 +91,7 @@ func newWorkerCommand(a *app) *cobra.Command {
 	bindKey(f, "nats", "nats.url")
 	f.Int("concurrency", def.Worker.Concurrency, "`N` solving threads; 0: one per CPU (worker.concurrency)")
 	bindKey(f, "concurrency", "worker.concurrency")
-	addTTSizeFlag(f)
+	addWorkerTTSizeFlag(f)
 	addMetricsFlag(f)
 	f.DurationVar(&idle, "exit-when-idle", 0, "leave once no task came for this `DURATION` (0: never)")
 	f.StringVar(&id, "id", "", "`NAME` of the worker in results and status (default HOST-PID; with --nkey, the key's name)")
@@ -142,7 +143,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		out.quieten() // the connection's closing is no news
 		conn.Close()
 	}()
-	fmt.Fprintln(a.stderr, connectedLine(conn.ConnectedURL(), n, cfg.Solver.TTSize))
+	fmt.Fprintln(a.stderr, connectedLine(conn.ConnectedURL(), n, cfg.Worker.TTSize))
 
 	tasks, err := jobproc.WaitForTasks(waitCtx, conn, log)
 	cancel()
@@ -164,7 +165,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	err = worker.Run(ctx, tasks, pub, worker.Config{
 		ID:          id,
 		Concurrency: n,
-		TableBytes:  int64(cfg.Solver.TTSize),
+		TableBytes:  int64(cfg.Worker.TTSize),
 		Heartbeat:   jobproc.Heartbeat(cfg.Queue.AckWait),
 		IdleExit:    idle,
 		Log:         log,

@@ -341,7 +341,7 @@ func (p *Process) startWorker(ctx context.Context) error {
 		// debugging: PartLog shows its warnings and errors.
 		p.wkrErr = worker.Run(wctx, tasks, conn, worker.Config{
 			Concurrency: p.opts.Workers,
-			TableBytes:  int64(p.cfg.Solver.TTSize),
+			TableBytes:  int64(p.cfg.Worker.TTSize),
 			Heartbeat:   Heartbeat(p.cfg.Queue.AckWait),
 			Log:         p.opts.PartLog.With("role", "worker"),
 			Counters:    p.counters,

@@ -23,6 +23,7 @@ func testConfig(t *testing.T) config.Config {
 	cfg.Generate.Depth = 8
 	cfg.Queue.TaskSize = 16
 	cfg.Solver.TTSize = 4 << 20
+	cfg.Worker.TTSize = 4 << 20
 	cfg.Book.Path = filepath.Join(t.TempDir(), "5x4.db")
 	return cfg
 }
