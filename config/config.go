@@ -103,13 +103,15 @@ type Worker struct {
 	TTSize      Size // worker.tt-size: memory of the worker's transposition table, shared by its threads
 }
 
-// DefaultWorkerTTSize is the largest default of worker.tt-size: 1 GiB.
+// DefaultWorkerTTSize is the largest default of worker.tt-size: 256 MiB.
 // A worker keeps its table warm through a whole job, and a deep job's
 // later leaves meet the results of leaves solved long before: on the
-// depth-12 job under 4415 a 1 GiB table took a third fewer nodes than
-// 64 MiB and 9% less CPU, where 4 GiB was slower (each probe costs more;
-// docs/benchmarks.md, the worker's table).
-const DefaultWorkerTTSize = 1 << 30
+// depth-12 job under 4415 a 256 MiB table took a fifth fewer nodes than
+// 64 MiB and 6% less CPU, at no cost on a short job; 1 GiB saves 9% there
+// but costs short jobs time, and memory beyond its size (the garbage
+// collector lets the heap grow in proportion to it; docs/benchmarks.md,
+// the worker's table).
+const DefaultWorkerTTSize = 256 << 20
 
 // defaultWorkerTTSize is worker.tt-size's default: DefaultWorkerTTSize,
 // or a quarter of the machine's memory if that is less, but not below
@@ -210,7 +212,7 @@ var keys = []key{
 	{"queue.quarantine-after", "rejected results after which a worker's results are ignored for the job (one failed cross-check is enough); at least 1", func(c *Config) any { return &c.Queue.QuarantineAfter }},
 	{"queue.replicas", "copies of the task and result streams and the status bucket kept by a NATS cluster (JetStream replicas), 1..5; more than 1 needs a cluster of at least that many servers", func(c *Config) any { return &c.Queue.Replicas }},
 	{"worker.concurrency", "solvers a worker runs in parallel; 0 means one per CPU", func(c *Config) any { return &c.Worker.Concurrency }},
-	{"worker.tt-size", "memory of a worker's transposition table, shared by its threads and kept warm through a job (as solver.tt-size); the default is 1GiB, or a quarter of the machine's memory if less", func(c *Config) any { return &c.Worker.TTSize }},
+	{"worker.tt-size", "memory of a worker's transposition table, shared by its threads and kept warm through a job (as solver.tt-size); the default is 256MiB (1GiB saves CPU on jobs of depth 10 and more), or a quarter of the machine's memory if less", func(c *Config) any { return &c.Worker.TTSize }},
 	{"generate.depth", "stones of the deepest positions of the book, 0..width*height", func(c *Config) any { return &c.Generate.Depth }},
 	{"generate.root", "moves of the position the book starts from (\"4453\"); empty: the empty board", func(c *Config) any { return &c.Generate.Root }},
 	{"log.format", "format of the log lines on standard error: text (key=value) or json (one object a line)", func(c *Config) any { return &c.Log.Format }},

@@ -117,8 +117,8 @@ func countFields(t reflect.Type) int {
 	return n
 }
 
-// TestDefault_workerTTSize: a worker's table is 1 GiB by default, less on
-// a machine with less than 4 GiB, never below solver.tt-size's default.
+// TestDefault_workerTTSize: a worker's table is 256 MiB by default, less
+// on a machine with less than 1 GiB, never below solver.tt-size's default.
 func TestDefault_workerTTSize(t *testing.T) {
 	got := int64(Default().Worker.TTSize)
 	want := int64(DefaultWorkerTTSize)

@@ -29,7 +29,7 @@ embedded NATS server with JetStream, whose data lives in nats.store-dir
 (default: the directory "nats" inside the book directory), the coordinator,
 and one worker solving with N threads (--workers, default worker.concurrency,
 0 there meaning one per CPU), sharing one transposition table of
-worker.tt-size (--tt-size; 1GiB, or a quarter of the machine's memory if
+worker.tt-size (--tt-size; 256MiB, or a quarter of the machine's memory if
 less). With --nats URL the job goes through that server instead,
 so workers on other machines (c4book worker --nats URL) help the local one;
 --workers 0 runs no local worker.

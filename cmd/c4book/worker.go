@@ -23,7 +23,7 @@ send back the exact scores, until stopped.
 
 The worker runs --concurrency threads (worker.concurrency; 0, the default,
 is one per CPU), sharing one transposition table of --tt-size
-(worker.tt-size; 1GiB, or a quarter of the machine's memory if less) that
+(worker.tt-size; 256MiB, or a quarter of the machine's memory if less) that
 stays warm from one task to the next. Credentials and
 TLS come from nats.nkey (--nkey: the worker's own key file, made by
 "c4book worker add" on the coordinator's machine, which also names the
