@@ -57,7 +57,7 @@ func TestConfig_Validate(t *testing.T) {
 		{"tt-size too small", func(c *Config) { c.Solver.TTSize = 512 }, "solver.tt-size", "512 is too small: must be at least 1KiB"},
 		{"tt-size too large", func(c *Config) { c.Solver.TTSize = 2 << 40 }, "solver.tt-size", "2048GiB is too large: must be at most 1024GiB"},
 		{"worker tt-size too small", func(c *Config) { c.Worker.TTSize = 512 }, "worker.tt-size", "512 is too small: must be at least 1KiB"},
-		{"worker tt-size beyond memory", func(c *Config) { c.Worker.TTSize = 1 << 40 }, "worker.tt-size", "more than the memory of this machine"},
+		{"worker tt-size too large", func(c *Config) { c.Worker.TTSize = 2 << 40 }, "worker.tt-size", "2048GiB is too large: must be at most 1024GiB"},
 		{"book cache too small", func(c *Config) { c.Book.CacheSize = 1000 }, "book.cache-size", "1KB is too small: must be at least 1MiB"},
 		{"book memtable too small", func(c *Config) { c.Book.MemTableSize = 0 }, "book.memtable-size", "0 is too small: must be at least 1MiB"},
 		{"empty book path", func(c *Config) { c.Book.Path = "" }, "book.path", "must not be empty"},
