@@ -3,29 +3,61 @@
 package solver
 
 import (
-	"syscall"
+	"fmt"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // hugePage is the size of a transparent huge page on x86-64 and arm64.
 const hugePage = 2 << 20
 
-// allocSlots returns n zeroed entries. On Linux a table of a huge page or
-// more is aligned to huge pages and the kernel asked to back it with them:
-// a table probe is a random access, and with 4 KiB pages nearly every probe
-// of a large table also misses the TLB. The memory is an ordinary Go slice,
-// freed by the garbage collector.
-func allocSlots(n int) []uint64 {
-	if n*8 < hugePage {
-		return make([]uint64, n)
+// allocSlots returns n zeroed entries. A table smaller than a huge page is
+// an ordinary Go slice and mem is nil. A larger one is mapped outside the
+// Go heap, aligned to huge pages, and the kernel asked to back it with
+// them before any page is touched; mem is the whole mapping, which the
+// caller must release with freeSlots once nothing uses the entries.
+//
+// Why not a Go slice: a table probe is a random access, and with 4 KiB
+// pages nearly every probe of a large table also misses the TLB. The Go
+// heap hands out memory already touched (zeroed by the allocator, or used
+// before), so its pages are 4 KiB whatever madvise says afterwards: a
+// 1 GiB table of a long job held 64 MiB of huge pages after 40 s, all of
+// them khugepaged's slow work. And a table in the Go heap lets the
+// collector grow the heap in proportion to it, which nearly doubled a
+// 1 GiB table's footprint.
+func allocSlots(n int) (slots []uint64, mem []byte, err error) {
+	size := uintptr(n) * 8
+	if size < hugePage {
+		return make([]uint64, n), nil, nil
 	}
-	raw := make([]uint64, n+hugePage/8)
-	off := 0
-	if rem := uintptr(unsafe.Pointer(&raw[0])) % hugePage; rem != 0 {
-		off = int(hugePage-rem) / 8
+	// Map a huge page more than needed and unmap the ends, so that the
+	// entries start on a huge page. Mappings are whole pages.
+	page := uintptr(unix.Getpagesize())
+	mapped := (size + page - 1) / page * page
+	raw, err := unix.MmapPtr(-1, 0, nil, mapped+hugePage, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table of %d bytes: %w", size, err)
 	}
-	slots := raw[off : off+n : off+n]
-	mem := unsafe.Slice((*byte)(unsafe.Pointer(&slots[0])), n*8)
-	_ = syscall.Madvise(mem, syscall.MADV_HUGEPAGE) // a hint: fine if refused
-	return slots
+	head := (hugePage - uintptr(raw)%hugePage) % hugePage
+	start := unsafe.Add(raw, head)
+	unmap(raw, head)
+	unmap(unsafe.Add(start, mapped), hugePage-head)
+	mem = unsafe.Slice((*byte)(start), mapped)
+	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: fine if refused
+	return unsafe.Slice((*uint64)(start), n), mem, nil
+}
+
+// freeSlots releases a mapping made by allocSlots.
+func freeSlots(mem []byte) { unmap(unsafe.Pointer(unsafe.SliceData(mem)), uintptr(len(mem))) }
+
+// unmap releases length bytes of a mapping from addr; 0 bytes is a no-op.
+// It can fail only on an address this package did not map: a bug.
+func unmap(addr unsafe.Pointer, length uintptr) {
+	if length == 0 {
+		return
+	}
+	if err := unix.MunmapPtr(addr, length); err != nil {
+		panic(fmt.Sprintf("solver: unmapping table memory: %v", err))
+	}
 }

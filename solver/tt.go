@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -117,7 +118,18 @@ func NewTable(b *Board, bytes int64) (*Table, error) {
 	if t.mLo == 0 {
 		t.mHi++
 	}
-	t.slots = allocSlots(int(2 * buckets))
+	slots, mem, err := allocSlots(int(2 * buckets))
+	if err != nil {
+		return nil, err
+	}
+	t.slots = slots
+	if mem != nil {
+		// The entries are outside the Go heap: unmap them once t is
+		// unreachable. Every method that touches t.slots ends with
+		// runtime.KeepAlive(t), so t stays reachable until the last
+		// access, not just until t.slots was read.
+		runtime.AddCleanup(t, freeSlots, mem)
+	}
 	return t, nil
 }
 
@@ -131,7 +143,10 @@ func (t *Table) Bytes() int64 { return int64(len(t.slots)) * 8 }
 func (t *Table) Board() *Board { return t.board }
 
 // Clear empties the table. No search may use the table meanwhile.
-func (t *Table) Clear() { clear(t.slots) }
+func (t *Table) Clear() {
+	clear(t.slots)
+	runtime.KeepAlive(t)
+}
 
 // tableEntry is one entry; see the layout above.
 type tableEntry uint64
@@ -162,7 +177,10 @@ func (t *Table) bucket(key uint64) uint64 {
 
 // prefetch starts loading the bucket of key into the CPU's caches, for a
 // get or put soon after.
-func (t *Table) prefetch(key uint64) { prefetch(&t.slots[t.bucket(key)]) }
+func (t *Table) prefetch(key uint64) {
+	prefetch(&t.slots[t.bucket(key)])
+	runtime.KeepAlive(t)
+}
 
 // get returns the entry of the position with key key, or an entry with
 // bound NoBound if the table does not hold it.
@@ -170,9 +188,12 @@ func (t *Table) get(key uint64) tableEntry {
 	i := t.bucket(key)
 	tag := key & entryKeyMask
 	if e := atomic.LoadUint64(&t.slots[i]); e>>entryKeyShift == tag {
+		runtime.KeepAlive(t)
 		return tableEntry(e)
 	}
-	if e := atomic.LoadUint64(&t.slots[i+1]); e>>entryKeyShift == tag {
+	e := atomic.LoadUint64(&t.slots[i+1])
+	runtime.KeepAlive(t)
+	if e>>entryKeyShift == tag {
 		return tableEntry(e)
 	}
 	return 0
@@ -198,6 +219,7 @@ func (t *Table) put(key uint64, score int, bound Bound, move int, nodes uint64) 
 	default:
 		atomic.StoreUint64(&t.slots[i+1], e)
 	}
+	runtime.KeepAlive(t)
 }
 
 // prevPrime returns the largest prime at most n (n >= 2).
