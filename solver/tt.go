@@ -22,7 +22,9 @@ const (
 // searched, so that a position reached again through another move order
 // is not searched again. Bounds are facts about a position, true in any
 // later search, so a Table can stay warm across the positions a Solver
-// solves.
+// solves. A Table is used through the pointer NewTable returns, never
+// copied: on Linux a large table's entries are mapped outside the Go heap
+// (see allocSlots) and unmapped once that Table is garbage.
 //
 // # Layout
 //
