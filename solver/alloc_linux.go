@@ -24,8 +24,8 @@ const hugePage = 2 << 20
 // before), so its pages are 4 KiB whatever madvise says afterwards: a
 // 1 GiB table of a long job held 64 MiB of huge pages after 40 s, all of
 // them khugepaged's slow work. And a table in the Go heap lets the
-// collector grow the heap in proportion to it, which nearly doubled a
-// 1 GiB table's footprint.
+// collector grow the heap in proportion to it: the quick start with a
+// 1 GiB table peaked at 1,786 MiB that way, 1,094 MiB mapped.
 func allocSlots(n int) (slots []uint64, mem []byte, err error) {
 	size := uintptr(n) * 8
 	if size < hugePage {
