@@ -27,8 +27,8 @@ import (
 // EstimateOptions tunes EstimateJob.
 type EstimateOptions struct {
 	// Sample is the number of leaves measured. The default value is
-	// 2,048. At most a fifth of the job's leaves are solved, warm-ups
-	// included: a small job has fewer measured, in at least 8 runs when
+	// 2,048. At most a tenth of the job's leaves (sampleShare) are
+	// solved, warm-ups included: a small job has fewer measured, in at least 8 runs when
 	// it can.
 	Sample int
 	// RunLength is the number of leaves measured in a run. The default
@@ -196,13 +196,20 @@ type estimateRun struct {
 // minRuns is how many runs a small job's sample is cut into, when it can.
 const minRuns = 8
 
+// sampleShare is the part of a job's leaves the sample may solve at most,
+// warm-ups included: 1/sampleShare. A leaf of the sample costs about twice
+// what it costs in the job, whose table is warm from all the leaves
+// before it: on the depth-8 job under 4444 a fifth of the leaves cost 42
+// to 45% of the job's CPU (docs/benchmarks.md), a tenth about half that.
+const sampleShare = 10
+
 // chooseRuns picks runs of consecutive leaves among n to measure sample
 // leaves, runLength a run after as many to warm the table, one at a
-// random place in each of as many equal parts of the job. At most a
-// fifth of the leaves are solved: a small job gets shorter runs, at
+// random place in each of as many equal parts of the job. At most
+// n/sampleShare leaves are solved: a small job gets shorter runs, at
 // least minRuns of them when it can.
 func chooseRuns(n int64, sample, runLength, warmup int, seed uint64) []estimateRun {
-	budget := max(1, n/5)
+	budget := max(1, n/sampleShare)
 	measure, warm := int64(runLength), int64(warmup)
 	k := max(1, (int64(sample)+measure-1)/measure)
 	if k*(warm+measure) > budget {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestChooseRuns: the runs fit in the job, do not overlap, measure about
-// the sample asked for, solve at most a fifth of the leaves, and a small
+// the sample asked for, solve at most a tenth of the leaves, and a small
 // job gets at least minRuns shorter runs.
 func TestChooseRuns(t *testing.T) {
 	t.Parallel()
@@ -21,7 +21,7 @@ func TestChooseRuns(t *testing.T) {
 		wantMeasuredLeast int64
 	}{
 		{4_200_000, 2048, 32, 64, 2048},
-		{450, 2048, 32, 8, 40},
+		{450, 2048, 32, 8, 16},
 		{3, 2048, 32, 1, 1},
 		{100_000, 64, 32, 2, 64},
 	} {
@@ -35,9 +35,9 @@ func TestChooseRuns(t *testing.T) {
 			solved += r.warmup + r.measured
 			measured += r.measured
 		}
-		if len(runs) != c.wantRuns || measured < c.wantMeasuredLeast || solved > max(1, c.n/5) {
+		if len(runs) != c.wantRuns || measured < c.wantMeasuredLeast || solved > max(1, c.n/sampleShare) {
 			t.Errorf("n %d, sample %d: %d runs, %d measured, %d solved; want %d runs, at least %d measured, at most %d solved",
-				c.n, c.sample, len(runs), measured, solved, c.wantRuns, c.wantMeasuredLeast, max(1, c.n/5))
+				c.n, c.sample, len(runs), measured, solved, c.wantRuns, c.wantMeasuredLeast, max(1, c.n/sampleShare))
 		}
 	}
 }
@@ -72,8 +72,8 @@ func TestEstimateJob(t *testing.T) {
 	if e.Plan.Leaves == 0 || e.Tasks == 0 || e.Measured == 0 || e.Runs == 0 || e.CPU <= 0 || e.CPULow > e.CPU || e.CPUHigh < e.CPU || e.Nodes <= 0 {
 		t.Fatalf("estimate %+v", e)
 	}
-	if int64(e.Measured+e.Warmup) > max(1, e.Plan.Leaves/5) {
-		t.Errorf("solved %d of %d leaves, more than a fifth", e.Measured+e.Warmup, e.Plan.Leaves)
+	if int64(e.Measured+e.Warmup) > max(1, e.Plan.Leaves/sampleShare) {
+		t.Errorf("solved %d of %d leaves, more than a tenth", e.Measured+e.Warmup, e.Plan.Leaves)
 	}
 	// The plan is kept: made again, it is only counted.
 	st, err := MakePlan(context.Background(), spec, mb, dir, nil)

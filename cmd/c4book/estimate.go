@@ -33,11 +33,11 @@ With --json the last line is one JSON object with the same figures
 The sample is --sample leaves (default 2048), in runs of 32 consecutive
 leaves spread over the whole job, each run solved with a cleared table
 warmed by the 32 leaves before it, as a worker's table is warm from the
-leaves before. At most a fifth of the job's leaves are solved: a small
+leaves before. At most a tenth of the job's leaves are solved: a small
 job is measured on fewer, in at least 8 shorter runs. --seed S repeats a
 choice. Progress goes to standard error.
 
-How close it comes: 1.7 to 2.4 times the real CPU on every job measured
+How close it comes: 1.7 to 2.6 times the real CPU on every job measured
 since the leaves are solved in depth-first order (depth 8 under 4444,
 depth-12 sub-jobs, the full depth-12 job: 2.4 against a job with a 1GiB
 table). A job's leaves share much of their trees with leaves solved
@@ -147,6 +147,7 @@ func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, s
 			human.Count(e.Measured), e.Runs, human.Count(e.Warmup), seed, human.Span(e.Spent))
 		fmt.Fprintf(w, "CPU to solve: %v (95%%: %v to %v) on one thread, about %.3g nodes.\n",
 			human.Span(e.CPU), human.Span(e.CPULow), human.Span(e.CPUHigh), e.Nodes)
+		fmt.Fprintln(w, "That is an upper bound: on the jobs measured the real CPU was 0.4 to 0.6 of it, the job's table being warm from all its leaves before (docs/benchmarks.md).")
 		fmt.Fprint(w, "Wall time:")
 		for i, c := range estimateCores {
 			sep := ","
