@@ -28,8 +28,8 @@ import (
 type EstimateOptions struct {
 	// Sample is the number of leaves measured. The default value is
 	// 2,048. At most a tenth of the job's leaves (sampleShare) are
-	// solved, warm-ups included: a small job has fewer measured, in at least 8 runs when
-	// it can.
+	// solved, warm-ups included: a small job has fewer measured, in at
+	// least 8 runs when it can.
 	Sample int
 	// RunLength is the number of leaves measured in a run. The default
 	// value is 32.

@@ -39,11 +39,11 @@ choice. Progress goes to standard error.
 
 How close it comes: 1.7 to 2.6 times the real CPU on every job measured
 since the leaves are solved in depth-first order (depth 8 under 4444,
-depth-12 sub-jobs, the full depth-8 job: 2.5, the full depth-12 job: 2.4
-against a job with a 1GiB table). A job's leaves share much of their trees with leaves solved
-before them anywhere in the job, so that a whole job's warm table saves
-more than short runs can show: read the estimate as an upper bound, and
-plan by the job's own progress line once it runs.`
+depth-12 sub-jobs, the full depth-8 job: 2.5, the full depth-12 job with
+a 1GiB table: 2.4). A job's leaves share much of their trees with leaves
+solved before them anywhere in the job, so that a whole job's warm table
+saves more than short runs can show: read the estimate as an upper bound,
+and plan by the job's own progress line once it runs.`
 
 const estimateExample = `  c4book estimate --depth 12
   c4book estimate --depth 8 --root 4444 --json`
