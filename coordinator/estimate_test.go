@@ -57,8 +57,9 @@ func TestBootstrapMean(t *testing.T) {
 }
 
 // TestEstimateJob: on a small board the estimate plans the job (the plan
-// the job then uses), measures leaves of it and predicts a positive CPU
-// inside its interval; a job whose leaves the book holds costs nothing.
+// the job then uses), measures at most a tenth of its leaves and predicts
+// a positive CPU inside its interval, the sample's rate scaled by the
+// job's warmth.
 func TestEstimateJob(t *testing.T) {
 	t.Parallel()
 	b := solver.MustBoard(5, 4)
@@ -69,8 +70,12 @@ func TestEstimateJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Plan.Leaves == 0 || e.Tasks == 0 || e.Measured == 0 || e.Runs == 0 || e.CPU <= 0 || e.CPULow > e.CPU || e.CPUHigh < e.CPU || e.Nodes <= 0 {
+	if e.Plan.Leaves == 0 || e.Tasks == 0 || e.Measured == 0 || e.Runs == 0 || e.CPU <= 0 || e.CPULow > e.CPU || e.CPUHigh < e.CPU || e.SampleNodes <= 0 {
 		t.Fatalf("estimate %+v", e)
+	}
+	// The prediction is the sample's rate times the job's warmth.
+	if want := time.Duration(float64(e.SampleCPU) * JobWarmth); e.CPU < want-time.Microsecond || e.CPU > want+time.Microsecond {
+		t.Errorf("CPU %v, want the sample's %v times %v", e.CPU, e.SampleCPU, JobWarmth)
 	}
 	if int64(e.Measured+e.Warmup) > max(1, e.Plan.Leaves/sampleShare) {
 		t.Errorf("solved %d of %d leaves, more than a tenth", e.Measured+e.Warmup, e.Plan.Leaves)

@@ -31,7 +31,7 @@ func TestEstimate(t *testing.T) {
 	if got.Leaves == 0 || got.Tasks != (got.Leaves+7)/8 || got.CPU <= 0 || got.Low > got.CPU || got.High < got.CPU || len(got.Wall) != 4 {
 		t.Errorf("figures %+v", got)
 	}
-	if !strings.Contains(r.stdout, "the plan is kept for the job") || !strings.Contains(r.stdout, "CPU to solve: ") || !strings.Contains(r.stdout, "upper bound") {
+	if !strings.Contains(r.stdout, "the plan is kept for the job") || !strings.Contains(r.stdout, "CPU to solve: ") || !strings.Contains(r.stdout, "times the job's warmth") {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 	g := run(t, "", append([]string{"generate", "--depth", "8", "--root", "33", "--book", path, "--task-size", "8", "--workers", "1", testTTSize}, testBoardFlags...)...)
