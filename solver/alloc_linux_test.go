@@ -58,8 +58,12 @@ func mapping(t *testing.T, addr uintptr) (sizeKiB, hugeKiB int, ok bool) {
 
 // thpMode returns the selected mode of transparent huge pages (always,
 // madvise or never), or "" if the kernel does not say.
-func thpMode() string {
-	data, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+func thpMode() string { return thpSetting("enabled") }
+
+// thpSetting returns the selected value of the transparent huge page
+// setting name ("enabled", "defrag"), "" if unknown.
+func thpSetting(name string) string {
+	data, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/" + name)
 	if err != nil {
 		return ""
 	}
@@ -103,9 +107,17 @@ func TestAllocSlots_mapped(t *testing.T) {
 			if !ok || size*1024 < n*8 {
 				t.Fatalf("mapping of the slots: %d KiB (found %v), want at least %d bytes", size, ok, n*8)
 			}
-			if mode := thpMode(); mode == "always" || mode == "madvise" {
-				if huge == 0 {
-					t.Errorf("THP %q: no huge pages in the %d KiB mapping of the slots", mode, size)
+			// Huge pages are sure only where the kernel compacts memory
+			// to get them when the slots are first touched; elsewhere a
+			// fragmented machine may give small pages, which are slower,
+			// not wrong.
+			mode, defrag := thpMode(), thpSetting("defrag")
+			compacts := defrag == "always" || defrag == "madvise" || defrag == "defer+madvise"
+			if huge == 0 && (mode == "always" || mode == "madvise") {
+				if compacts {
+					t.Errorf("THP %q, defrag %q: no huge pages in the %d KiB mapping of the slots", mode, defrag, size)
+				} else {
+					t.Logf("THP %q, defrag %q: no huge pages in the %d KiB mapping of the slots (the kernel does not compact for them)", mode, defrag, size)
 				}
 			}
 			freeSlots(mem)
