@@ -185,9 +185,9 @@ func EstimateJob(ctx context.Context, spec Spec, bk PlanBook, dir string, o Esti
 // 0.63: the depth-8 job under 4444 0.41, the full depth-8 job 0.40, the
 // full depth-12 job 0.41 (1 GiB table) to 0.53 (64 MiB), two depth-12
 // jobs under 6-stone roots 0.61 and 0.63. The estimate takes their
-// geometric middle and its interval their ends. Two jobs not used to fit
-// it, depth 10 under 443 and depth 12 under 345, came out at 0.48 and
-// 0.44. A change to the solver or to the order of the leaves calls for
+// geometric middle and its interval their ends. Three jobs not used to
+// fit it, depth 10 under 443, depth 12 under 345 and the full depth-10
+// job, came out at 0.48, 0.44 and 0.52. A change to the solver or to the order of the leaves calls for
 // measuring them again.
 const (
 	JobWarmth     = 0.50 // the prediction's

@@ -42,10 +42,10 @@ much of its tree with leaves solved before it anywhere in the job, and
 the job's table keeps those trees, which no affordable sample can solve.
 So the prediction is the sample's rate times the job's warmth, the ratio
 of real CPU to the sample's measured on whole jobs (0.40 to 0.63 on five
-jobs from depth 8 to 12; the prediction takes 0.5, and was 1.0 to 1.24
-times the real CPU on two jobs not used to fit it), and the interval is
-the sample's, widened by that ratio's ends. Once the job runs, its
-progress line is the better guide.`
+jobs from depth 8 to 12; the prediction takes 0.5, and was 0.96 to 1.24
+times the real CPU on three jobs not used to fit it, the full depth-10
+job among them), and the interval is the sample's, widened by that
+ratio's ends. Once the job runs, its progress line is the better guide.`
 
 const estimateExample = `  c4book estimate --depth 12
   c4book estimate --depth 8 --root 4444 --json`
