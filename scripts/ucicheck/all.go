@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -88,14 +87,11 @@ func opponentCanWinNext(p solver.Position) bool {
 // runAll checks the book at dir on every position of the data set's rule
 // and compares the tally of its outcomes with the data set's.
 func runAll(dir string, out io.Writer) error {
-	bk, err := book.Open(dir, &book.Options{ReadOnly: true})
+	bk, err := openBook(dir)
 	if err != nil {
 		return err
 	}
 	defer bk.Close()
-	if !bk.Board().Equal(solver.Standard) {
-		return fmt.Errorf("book %s is of board %v; the data set is of 7x6", dir, bk.Board())
-	}
 	positions := dataSetPositions()
 	byOutcome := map[int]int{}
 	missing := 0

@@ -64,14 +64,11 @@ func main() {
 // run checks the positions of files against the book at dir, printing to
 // out. Its error says how many disagree or are missing.
 func run(dir string, solve int, files []string, out io.Writer) error {
-	bk, err := book.Open(dir, &book.Options{ReadOnly: true})
+	bk, err := openBook(dir)
 	if err != nil {
 		return err
 	}
 	defer bk.Close()
-	if !bk.Board().Equal(solver.Standard) {
-		return fmt.Errorf("book %s is of board %v; the data set is of 7x6", dir, bk.Board())
-	}
 	s, err := solver.New(solver.Standard, solver.DefaultTableBytes)
 	if err != nil {
 		return err
@@ -88,6 +85,20 @@ func run(dir string, solve int, files []string, out io.Writer) error {
 		return fmt.Errorf("%d positions disagree, %d are missing, %d solved disagree", c.disagree, c.missing, c.solvedWrong)
 	}
 	return nil
+}
+
+// openBook opens the book at dir read-only, refusing one of another board
+// than the data set's.
+func openBook(dir string) (*book.Book, error) {
+	bk, err := book.Open(dir, &book.Options{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	if !bk.Board().Equal(solver.Standard) {
+		bk.Close()
+		return nil, fmt.Errorf("book %s is of board %v; the data set is of 7x6", dir, bk.Board())
+	}
+	return bk, nil
 }
 
 // counts are the tallies of a check.
