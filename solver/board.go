@@ -43,6 +43,7 @@ type Board struct {
 	oddRows       uint64        // cells of rows 1, 3, 5, ... counting from 1 at the bottom
 	order         []int         // columns, center first: the default move order
 	centrality    [MaxWidth]int // per column: higher nearer the center, 1 at the edges
+	column        [64]uint8     // per bit index: its column (see columnOf)
 }
 
 // Standard is the 7 columns by 6 rows board of the commercial game.
@@ -77,6 +78,9 @@ func NewBoard(width, height int) (*Board, error) {
 		b.full |= column << shift
 		for r := 0; r < height; r += 2 {
 			b.oddRows |= 1 << (shift + uint(r))
+		}
+		for i := shift; i < shift+b.stride; i++ {
+			b.column[i] = uint8(c)
 		}
 	}
 	// Center first, then alternately left and right of it: 3 2 4 1 5 0 6
@@ -134,9 +138,11 @@ func (b *Board) topCell(col int) uint64 {
 	return 1 << (uint(b.height-1) + uint(col)*b.stride)
 }
 
-// columnOf returns the column of a single-bit mask.
+// columnOf returns the column of a single-bit mask. It looks the column
+// up: the search asks for the column of every move it orders, and a
+// division by the stride, a variable, cost 6% of its time on leaves-d12.
 func (b *Board) columnOf(move uint64) int {
-	return bits.TrailingZeros64(move) / int(b.stride)
+	return int(b.column[bits.TrailingZeros64(move)&63])
 }
 
 // winningCells returns the empty cells that would complete a four for the

@@ -134,6 +134,9 @@ func TestSolver_Solve_smallBoards(t *testing.T) {
 					if lo, hi := s.staticBounds(&p, p.opponentWinningCells(), 64, -64); want < lo || want > hi {
 						t.Fatalf("%q: static bounds [%d, %d], score %d\n%v", moves, lo, hi, want, p)
 					}
+					if wins := expandWins(s, p); wins != (want == b.winWithStone(p.Moves(), 2)) {
+						t.Fatalf("%q: expand says wins %v, score %d\n%v", moves, wins, want, p)
+					}
 					if tc.h%2 == 0 && p.Moves()%2 == 0 {
 						if ub := s.evensBound(&p); want > ub {
 							t.Fatalf("%q: evens bound %d, score %d\n%v", moves, ub, want, p)
@@ -160,6 +163,49 @@ func TestSolver_Solve_smallBoards(t *testing.T) {
 			walk("")
 			t.Logf("%d positions checked", len(seen))
 		})
+	}
+}
+
+// expandWins reports what expand says of p: whether its player has a
+// move that leaves the opponent no answer. Precondition: p's player cannot
+// make four at once.
+func expandWins(s *Solver, p Position) bool {
+	var n line
+	n.setPosition(&p)
+	n.next = p.nonLosingMoves()
+	_, wins := s.expand(&n)
+	return wins
+}
+
+// TestSolver_expand checks the rule of expand against the plain minimax
+// on random positions: the player to move has a move that leaves the
+// opponent no answer exactly when the score is a four with their second
+// stone (none with the first is possible).
+func TestSolver_expand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, size := range [][2]int{{7, 6}, {6, 5}, {5, 4}} {
+		b := MustBoard(size[0], size[1])
+		s, _ := New(b, 1<<20)
+		checked, wins := 0, 0
+		for checked < 400 {
+			p, pb, ok := randomPosition(rng, b, b.Cells()-10-rng.IntN(3))
+			if !ok {
+				continue
+			}
+			checked++
+			want := pb.minimax(map[string]int{})
+			got := expandWins(s, p)
+			if got != (want == b.winWithStone(p.Moves(), 2)) {
+				t.Fatalf("%dx%d: expand says wins %v, score %d\n%v", size[0], size[1], got, want, p)
+			}
+			if got {
+				wins++
+			}
+		}
+		if wins == 0 {
+			t.Errorf("%dx%d: no position of %d won this way: the check tests nothing", size[0], size[1], checked)
+		}
+		t.Logf("%dx%d: %d positions, %d won with the second stone", size[0], size[1], checked, wins)
 	}
 }
 

@@ -367,7 +367,7 @@ func (s *Solver) solveWindow(p Position, lo, hi int, probes ...int) int {
 // cutoff). With fewer, subtrees are small and the probes cost more memory
 // traffic than they save; with more, fewer searches are cut short by a
 // child's entry (docs/solver.md, measurements behind the constants).
-const etcMinEmpty = 10
+const etcMinEmpty = 8
 
 // line is a position the search looks at: a move of the node being
 // searched, followed by the forced moves that come after it (see settle).
@@ -389,6 +389,7 @@ type line struct {
 	entry         tableEntry // p's table entry when probed
 	flo, fhi      int8       // facts on p's value from settleStatic, seen by its player to move
 	flipped       bool       // an odd number of forced moves were played
+	expanded      bool       // mine and next are set (see expand)
 	keyed         bool       // key and mirrored are set
 	probed        bool       // entry is set too
 	mirrored      bool       // key is the key of p's mirror image
@@ -439,7 +440,8 @@ func (s *Solver) settle(n *line, alpha, beta int) (int, settled) {
 // value of the position reached, seen by its player to move.
 func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 	b := s.board
-	n.flipped, n.probed = false, false
+	expanded := n.expanded
+	n.flipped, n.probed, n.expanded = false, false, false
 	// flo and fhi are facts: bounds on the value of the position reached,
 	// seen by its player to move, true whatever the window.
 	flo, fhi := -infScore, infScore
@@ -450,11 +452,16 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 		if p.moves == b.Cells() {
 			return 0, known
 		}
-		threats := p.opponentWinningCells()
-		if first {
-			n.mine = threats
+		var threats, next uint64
+		if first && expanded {
+			threats, next = n.mine, n.next
+		} else {
+			threats = p.opponentWinningCells()
+			if first {
+				n.mine = threats
+			}
+			next = p.nonLosingMovesGiven(threats)
 		}
-		next := p.nonLosingMovesGiven(threats)
 		if next == 0 {
 			return sign * b.lossWithStone(p.moves, 1), known
 		}
@@ -553,9 +560,59 @@ func (s *Solver) search(p Position, alpha, beta int) int {
 	case r == known:
 		return v
 	case n.flipped:
-		return -s.negamax(&n, -beta, -alpha)
+		return -s.searchOpen(&n, -beta, -alpha)
 	}
-	return s.negamax(&n, alpha, beta)
+	return s.searchOpen(&n, alpha, beta)
+}
+
+// searchOpen returns the value of n.p, settled and left open, for its
+// player to move, searched in the window (alpha, beta), fail-soft (see
+// negamax): decided by a move that leaves the opponent no answer (see
+// expand), or else searched by negamax.
+func (s *Solver) searchOpen(n *line, alpha, beta int) int {
+	k, wins := s.expand(n)
+	if wins {
+		return s.board.winWithStone(n.moves, 2)
+	}
+	return s.negamax(n, k, alpha, beta)
+}
+
+// expand writes the lines of n's moves, n.next, to s.lines[n.moves], the
+// positions after them, and takes the first step of settling each: the
+// threats the move leaves its player and the opponent's answers that do
+// not lose at once. It stops at a move that leaves the opponent none, and
+// reports it: n's player then makes four with their second stone, the
+// highest score left to them (settle found no four with the first), and
+// n needs no search. It returns the number of lines written.
+//
+// This is a static rule like those of settle: a move that makes two
+// threats the opponent cannot both stop. It is taken for a line about to
+// be searched, not for every line settled, because the work is the first
+// step of settling the lines of n's node, which the search then does not
+// do again.
+func (s *Solver) expand(n *line) (k int, wins bool) {
+	b := s.board
+	lines := &s.lines[n.moves]
+	prefetch := b.Cells()-n.moves > etcMinEmpty
+	for m := n.next; m != 0; m &= m - 1 {
+		c := &lines[k]
+		k++
+		c.move = m & -m
+		child := n.position(b)
+		child.playMove(c.move)
+		c.setPosition(&child)
+		if c.keyed = prefetch; prefetch {
+			c.key, c.mirrored = s.tableKey(&child)
+			s.table.prefetch(c.key)
+		}
+		c.mine = child.opponentWinningCells()
+		c.next = child.nonLosingMovesGiven(c.mine)
+		c.expanded = true
+		if c.next == 0 {
+			return k, true
+		}
+	}
+	return k, false
 }
 
 // negamax returns the score v of n.p searched in the window (alpha, beta),
@@ -567,8 +624,9 @@ func (s *Solver) search(p Position, alpha, beta int) int {
 //
 // Preconditions: alpha < beta, and n was settled and left open: n.p is not
 // over, its player to move cannot make four at once and has two moves or
-// more that do not let the opponent make four.
-func (s *Solver) negamax(n *line, alpha, beta int) int {
+// more that do not let the opponent make four; its k lines are expanded
+// in s.lines[n.moves] and none leaves the opponent without an answer.
+func (s *Solver) negamax(n *line, k int, alpha, beta int) int {
 	s.nodes++
 	if s.nodes%stopPollNodes == 0 && (s.stopRequested() || s.job != nil && s.job.done.Load()) {
 		s.stopped = true
@@ -594,26 +652,13 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 	alpha = max(alpha, b.lossWithStone(p.moves, 2))
 	beta = min(beta, b.winWithStone(p.moves, 2))
 
-	theirThreats, next := n.threats, n.next
+	theirThreats := n.threats
 	// Every child is settled, which probes its table entry: fetch their
 	// buckets now, all at once, and settle them without the table first,
 	// so that the probes find the buckets in the cache. A probe of a large
 	// table is otherwise a trip to memory, most of a node's time.
 	lines := &s.lines[p.moves]
 	prefetch := b.Cells()-p.moves > etcMinEmpty
-	k := 0
-	for m := next; m != 0; m &= m - 1 {
-		c := &lines[k]
-		k++
-		c.move = m & -m
-		child := *p
-		child.playMove(c.move)
-		c.setPosition(&child)
-		if c.keyed = prefetch; prefetch {
-			c.key, c.mirrored = s.tableKey(&child)
-			s.table.prefetch(c.key)
-		}
-	}
 	best := -infScore
 	var unsettled uint32 // lines left open by settleStatic
 	for i := range k {
@@ -704,9 +749,9 @@ func (s *Solver) negamax(n *line, alpha, beta int) int {
 		c := &lines[list.index[i]]
 		var v int
 		if c.flipped {
-			v = s.negamax(c, alpha, beta)
+			v = s.searchOpen(c, alpha, beta)
 		} else {
-			v = -s.negamax(c, -beta, -alpha)
+			v = -s.searchOpen(c, -beta, -alpha)
 		}
 		if s.stopped {
 			return 0 // void: nothing may be stored

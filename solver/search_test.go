@@ -35,7 +35,7 @@ var signaturePositions = []struct {
 // bytes. Any change to the search that changes it changes the search:
 // update it on purpose, and quote it in the commit message ("Nodes: N").
 const (
-	nodeSignature  = 487023
+	nodeSignature  = 393728
 	signatureTable = 16 << 20
 )
 
