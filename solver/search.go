@@ -653,10 +653,11 @@ func (s *Solver) negamax(n *line, k int, alpha, beta int) int {
 	beta = min(beta, b.winWithStone(p.moves, 2))
 
 	theirThreats := n.threats
-	// Every child is settled, which probes its table entry: fetch their
-	// buckets now, all at once, and settle them without the table first,
-	// so that the probes find the buckets in the cache. A probe of a large
-	// table is otherwise a trip to memory, most of a node's time.
+	// Every child is settled, which probes its table entry: expand
+	// fetched their buckets, all at once, and they are settled without
+	// the table first, so that the probes find the buckets in the cache.
+	// A probe of a large table is otherwise a trip to memory, most of a
+	// node's time.
 	lines := &s.lines[p.moves]
 	prefetch := b.Cells()-p.moves > etcMinEmpty
 	best := -infScore
