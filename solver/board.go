@@ -44,6 +44,13 @@ type Board struct {
 	order         []int         // columns, center first: the default move order
 	centrality    [MaxWidth]int // per column: higher nearer the center, 1 at the edges
 	column        [64]uint8     // per bit index: its column (see columnOf)
+
+	// When staticBounds looks for each bound, and the lowest bounds of
+	// the evens strategy and the odd threat (see there).
+	roomFrom       int // stones from which a player may lack room for a four
+	evensFrom      int // stones from which the evens strategy and odd threat are tried
+	evensFloor     int // the lowest bound evensBound gives
+	oddThreatFloor int // the lowest bound oddThreatBound gives
 }
 
 // Standard is the 7 columns by 6 rows board of the commercial game.
@@ -83,6 +90,13 @@ func NewBoard(width, height int) (*Board, error) {
 			b.column[i] = uint8(c)
 		}
 	}
+	b.roomFrom = (b.cells + 1) / 2
+	b.evensFrom = (b.cells + 2) / 3
+	if height%2 == 1 {
+		b.evensFrom = b.cells + 1 // never: both need an even number of rows
+	}
+	b.evensFloor = b.LostScore(b.cells - height + 1)     // O's four in the lowest row
+	b.oddThreatFloor = b.LostScore(b.cells - height + 3) // X's threat in the third row
 	// Center first, then alternately left and right of it: 3 2 4 1 5 0 6
 	// on 7 columns, 4 3 5 2 6 1 7 0 on 8.
 	for i := 0; i < width; i++ {
@@ -150,17 +164,28 @@ func (b *Board) columnOf(move uint64) int {
 // player owning stones, given all stones in mask. The cells may be
 // unplayable yet (not directly above the top stone of their column).
 func (b *Board) winningCells(stones, mask uint64) uint64 {
-	// Vertical: three stones directly below.
-	r := (stones << 1) & (stones << 2) & (stones << 3)
-	// Horizontal, diagonal going down to the right, diagonal going up to
-	// the right. On the standard board, with constant shifts: a third
-	// fewer instructions than shifts by a variable amount.
-	if s := b.stride; s == 7 {
-		r |= lineCells(stones, 7) | lineCells(stones, 6) | lineCells(stones, 8)
-	} else {
-		r |= lineCells(stones, s) | lineCells(stones, s-1) | lineCells(stones, s+1)
+	if b.stride == 7 {
+		return fourCells7(stones) & (b.full ^ mask)
 	}
-	return r & (b.full ^ mask)
+	return fourCells(stones, b.stride) & (b.full ^ mask)
+}
+
+// fourCells returns the cells that complete a four of stones, empty or
+// not, on a board of stride s: for each cell, the three others of a four
+// through it.
+func fourCells(stones uint64, s uint) uint64 {
+	// Vertical: three stones directly below. Then horizontal, diagonal
+	// going down to the right, diagonal going up to the right.
+	return (stones<<1)&(stones<<2)&(stones<<3) |
+		lineCells(stones, s) | lineCells(stones, s-1) | lineCells(stones, s+1)
+}
+
+// fourCells7 is fourCells on a board of stride 7, the standard one: with
+// constant shifts it takes a third fewer instructions, and as a function
+// of its own no stack frame.
+func fourCells7(stones uint64) uint64 {
+	return (stones<<1)&(stones<<2)&(stones<<3) |
+		lineCells(stones, 7) | lineCells(stones, 6) | lineCells(stones, 8)
 }
 
 // lineCells returns the cells that complete a four of stones along the

@@ -122,6 +122,15 @@ func (p *Position) Mirror() Position {
 	}
 }
 
+// canonicalKey returns the smaller of key and its mirror image, and
+// whether that is the mirror image.
+func (b *Board) canonicalKey(key uint64) (uint64, bool) {
+	if m := b.mirrorKey(key); m < key {
+		return m, true
+	}
+	return key, false
+}
+
 // mirrorKey reverses the order of the columns of a bitboard.
 func (b *Board) mirrorKey(x uint64) uint64 {
 	if b.width == 7 && b.stride == 7 {
@@ -198,7 +207,13 @@ func (p *Position) nonLosingMoves() uint64 {
 
 // nonLosingMovesGiven is nonLosingMoves given the opponent's winning cells.
 func (p *Position) nonLosingMovesGiven(threats uint64) uint64 {
-	possible := p.possible()
+	return p.board.nonLosingMoves(p.mask, threats)
+}
+
+// nonLosingMoves is Position.nonLosingMoves of the position with stones
+// mask whose opponent's winning cells are threats.
+func (b *Board) nonLosingMoves(mask, threats uint64) uint64 {
+	possible := (mask + b.bottom) & b.full
 	if forced := possible & threats; forced != 0 {
 		if forced&(forced-1) != 0 {
 			return 0 // two playable fours: one of them will be made

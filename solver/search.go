@@ -130,17 +130,16 @@ func (s *Solver) solve(p Position) int {
 	return s.confirmed(&p, s.solveWindow(p, lo, hi, lo/2, hi/2, 0))
 }
 
-// tableKey returns the key under which p is kept in the table, and whether
-// it is the key of p's mirror image.
-func (s *Solver) tableKey(p *Position) (uint64, bool) {
-	k := p.Key()
-	if !s.mirrorTable {
-		return k, false
+// setKey sets n's table key and bucket, those of its position. The key
+// is the position's (Position.Key), or with mirrorTable set the smaller of
+// it and its mirror image's; n.mirrored says which.
+func (s *Solver) setKey(n *line) {
+	n.key, n.mirrored = n.current+n.mask, false
+	if s.mirrorTable {
+		n.key, n.mirrored = s.board.canonicalKey(n.key)
 	}
-	if m := s.board.mirrorKey(k); m < k {
-		return m, true
-	}
-	return k, false
+	n.bucket = s.table.bucket(n.key)
+	n.keyed = true
 }
 
 // SolveNear is Solve for a position whose score is likely guess: it first
@@ -386,11 +385,12 @@ type line struct {
 	threats       uint64     // the threats of the opponent of p's player to move
 	next          uint64     // the moves of p that do not let the opponent make four
 	key           uint64     // table key of p
+	bucket        uint64     // the index of key's bucket in the table (see Table.bucket)
 	entry         tableEntry // p's table entry when probed
 	flo, fhi      int8       // facts on p's value from settleStatic, seen by its player to move
 	flipped       bool       // an odd number of forced moves were played
 	expanded      bool       // mine and next are set (see expand)
-	keyed         bool       // key and mirrored are set
+	keyed         bool       // key, bucket and mirrored are set
 	probed        bool       // entry is set too
 	mirrored      bool       // key is the key of p's mirror image
 }
@@ -440,59 +440,69 @@ func (s *Solver) settle(n *line, alpha, beta int) (int, settled) {
 // value of the position reached, seen by its player to move.
 func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 	b := s.board
-	expanded := n.expanded
-	n.flipped, n.probed, n.expanded = false, false, false
+	// The position reached, as Position's fields in locals: the loop
+	// keeps them in registers.
+	cur, mask, moves := n.current, n.mask, n.moves
+	var threats, next uint64
+	if n.expanded {
+		threats, next = n.mine, n.next
+	} else {
+		threats = b.winningCells(cur^mask, mask)
+		n.mine = threats
+		next = b.nonLosingMoves(mask, threats)
+	}
+	n.probed, n.expanded = false, false
 	// flo and fhi are facts: bounds on the value of the position reached,
 	// seen by its player to move, true whatever the window.
 	flo, fhi := -infScore, infScore
 	sign := 1
-	pos := n.position(b)
-	p := &pos
-	for first := true; ; first = false {
-		if p.moves == b.Cells() {
+	flipped := false
+	for {
+		if moves == b.cells {
+			n.flipped = flipped
 			return 0, known
 		}
-		var threats, next uint64
-		if first && expanded {
-			threats, next = n.mine, n.next
-		} else {
-			threats = p.opponentWinningCells()
-			if first {
-				n.mine = threats
-			}
-			next = p.nonLosingMovesGiven(threats)
-		}
 		if next == 0 {
-			return sign * b.lossWithStone(p.moves, 1), known
+			n.flipped = flipped
+			return sign * b.lossWithStone(moves, 1), known
 		}
-		if p.moves >= b.Cells()-2 {
+		if moves >= b.cells-2 {
+			n.flipped = flipped
 			return 0, known // both remaining stones are played without a four
 		}
 		// Neither player makes four with their next stone.
-		flo = max(flo, b.lossWithStone(p.moves, 2))
-		fhi = min(fhi, b.winWithStone(p.moves, 2))
+		flo = max(flo, b.lossWithStone(moves, 2))
+		fhi = min(fhi, b.winWithStone(moves, 2))
 		if v, cut := closes(alpha, beta, flo, fhi); cut {
+			n.flipped = flipped
 			return sign * v, known
 		}
-		n.threats, n.next = threats, next
-		if next&(next-1) == 0 {
-			p.playMove(next)
-			n.keyed = false
-			n.flipped = !n.flipped
-			sign = -sign
-			alpha, beta = -beta, -alpha
-			flo, fhi = -fhi, -flo
-			continue
+		if next&(next-1) != 0 {
+			break
 		}
-		lo, hi := s.staticBounds(p, threats, alpha, beta)
-		flo, fhi = max(flo, lo), min(fhi, hi)
-		if v, cut := closes(alpha, beta, flo, fhi); cut {
-			return sign * v, known
-		}
-		n.flo, n.fhi = int8(flo), int8(fhi)
-		n.setPosition(p)
-		return 0, open
+		// One move only: play it.
+		cur, mask, moves = cur^mask, mask|next, moves+1
+		threats = b.winningCells(cur^mask, mask)
+		next = b.nonLosingMoves(mask, threats)
+		n.keyed = false
+		flipped = !flipped
+		sign = -sign
+		alpha, beta = -beta, -alpha
+		flo, fhi = -fhi, -flo
 	}
+	n.flipped = flipped
+	n.threats, n.next = threats, next
+	p := Position{board: b, current: cur, mask: mask, moves: moves}
+	lo, hi := s.staticBounds(&p, threats, alpha, beta)
+	flo, fhi = max(flo, lo), min(fhi, hi)
+	if v, cut := closes(alpha, beta, flo, fhi); cut {
+		return sign * v, known
+	}
+	n.flo, n.fhi = int8(flo), int8(fhi)
+	if moves != n.moves { // forced moves were played
+		n.current, n.mask, n.moves = cur, mask, moves
+	}
+	return 0, open
 }
 
 // settleTable is the part of settle that probes the table, after
@@ -507,11 +517,9 @@ func (s *Solver) settleTable(n *line, alpha, beta int) (int, settled) {
 	flo, fhi := int(n.flo), int(n.fhi)
 	if s.board.Cells()-n.moves >= etcMinEmpty {
 		if !n.keyed {
-			p := n.position(s.board)
-			n.key, n.mirrored = s.tableKey(&p)
-			n.keyed = true
+			s.setKey(n)
 		}
-		n.entry = s.table.get(n.key)
+		n.entry = s.table.getAt(n.bucket, n.key)
 		n.probed = true
 		switch n.entry.bound() {
 		case Exact:
@@ -602,8 +610,8 @@ func (s *Solver) expand(n *line) (k int, wins bool) {
 		child.playMove(c.move)
 		c.setPosition(&child)
 		if c.keyed = prefetch; prefetch {
-			c.key, c.mirrored = s.tableKey(&child)
-			s.table.prefetch(c.key)
+			s.setKey(c)
+			s.table.prefetchAt(c.bucket)
 		}
 		c.mine = child.opponentWinningCells()
 		c.next = child.nonLosingMovesGiven(c.mine)
@@ -642,10 +650,9 @@ func (s *Solver) negamax(n *line, k int, alpha, beta int) int {
 	}
 	if !n.probed {
 		if !n.keyed {
-			n.key, n.mirrored = s.tableKey(p)
-			n.keyed = true
+			s.setKey(n)
 		}
-		s.table.prefetch(n.key)
+		s.table.prefetchAt(n.bucket)
 	}
 	alphaOrig, betaOrig := alpha, beta
 	// Neither player makes four with their next stone (settle).
@@ -668,10 +675,8 @@ func (s *Solver) negamax(n *line, k int, alpha, beta int) int {
 		if r == open {
 			unsettled |= 1 << i
 			if prefetch && !c.keyed { // forced moves were played
-				child := c.position(b)
-				c.key, c.mirrored = s.tableKey(&child)
-				c.keyed = true
-				s.table.prefetch(c.key)
+				s.setKey(c)
+				s.table.prefetchAt(c.bucket)
 			}
 			continue
 		}
@@ -723,7 +728,7 @@ func (s *Solver) negamax(n *line, k int, alpha, beta int) int {
 	}
 
 	if !n.probed {
-		n.entry = s.table.get(n.key)
+		n.entry = s.table.getAt(n.bucket, n.key)
 	}
 	e := n.entry
 	switch e.bound() {
@@ -771,7 +776,7 @@ func (s *Solver) negamax(n *line, k int, alpha, beta int) int {
 	if bestMove >= 0 && n.mirrored {
 		bestMove = b.width - 1 - bestMove
 	}
-	s.table.put(n.key, best, boundOf(best, alphaOrig, betaOrig, e), bestMove, s.nodes-nodesBefore)
+	s.table.putAt(n.bucket, n.key, best, boundOf(best, alphaOrig, betaOrig, e), bestMove, s.nodes-nodesBefore)
 	return best
 }
 
@@ -818,7 +823,7 @@ func (s *Solver) staticBounds(p *Position, threats uint64, alpha, beta int) (lo,
 	// strategy never beats the bounds above: the checks are skipped before
 	// half (a third) of the board is filled, with the same node counts on
 	// every reference set.
-	if 2*p.moves >= b.Cells() {
+	if p.moves >= b.roomFrom {
 		empty := b.full &^ p.mask
 		if alpha >= 0 && !b.hasFour(p.current|empty) {
 			hi = min(hi, 0)
@@ -827,20 +832,17 @@ func (s *Solver) staticBounds(p *Position, threats uint64, alpha, beta int) (lo,
 			lo = max(lo, 0)
 		}
 	}
-	if b.height%2 == 0 && 3*p.moves >= b.Cells() {
-		if p.moves%2 == 0 && alpha >= b.evensFloor() {
-			hi = min(hi, s.evensBound(p))
-		}
-		if p.moves%2 == 1 && alpha >= b.oddThreatFloor() && threats&b.oddRows != 0 {
+	if p.moves >= b.evensFrom {
+		if p.moves%2 == 0 {
+			if alpha >= b.evensFloor {
+				hi = min(hi, s.evensBound(p))
+			}
+		} else if alpha >= b.oddThreatFloor && threats&b.oddRows != 0 {
 			hi = min(hi, s.oddThreatBound(p, threats))
 		}
 	}
 	return lo, hi
 }
-
-// oddThreatFloor is the lowest bound oddThreatBound gives: X's threat in
-// the third row.
-func (b *Board) oddThreatFloor() int { return b.LostScore(b.Cells() - b.height + 3) }
 
 // oddThreatBound returns an upper bound on the score of p from an odd
 // threat of the opponent, or a bound too high to matter when there is
@@ -891,10 +893,6 @@ func (s *Solver) oddThreatBound(p *Position, threats uint64) int {
 	return bound
 }
 
-// evensFloor is the lowest bound evensBound gives: O wins with a four in
-// the lowest row.
-func (b *Board) evensFloor() int { return b.LostScore(b.Cells() - b.height + 1) }
-
 // evensBound returns an upper bound on the score of p from the evens
 // strategy of the opponent, or a bound too high to matter when the
 // strategy does not apply. The board has an even number of rows and an
@@ -924,11 +922,17 @@ func (s *Solver) evensBound(p *Position) int {
 	// columns: X cannot fill its four's cells before every cell under
 	// them, O's four among them, is filled, and O has won by then. X's
 	// threats are harmless too: a cell of such a four is never playable.
-	oh := b.lineStarts(theirs, b.stride)
+	// oh: O's horizontal fours; xh, xu, xd: X's horizontal fours and
+	// diagonal ones going up and down to the right. On the standard
+	// board, with constant shifts, as in winningCells.
+	var oh, xh, xu, xd uint64
+	if s := b.stride; s == 7 {
+		oh, xh, xu, xd = lineStarts(theirs, 7), lineStarts(mine, 7), lineStarts(mine, 8), lineStarts(mine, 6)
+	} else {
+		oh, xh, xu, xd = lineStarts(theirs, s), lineStarts(mine, s), lineStarts(mine, s+1), lineStarts(mine, s-1)
+	}
 	above := b.above(oh)
-	harmful := b.lineStarts(mine, b.stride)&^above |
-		b.lineStarts(mine, b.stride+1)&^above |
-		b.lineStarts(mine, b.stride-1)&^(above<<3)
+	harmful := xh&^above | xu&^above | xd&^(above<<3)
 	switch {
 	case harmful != 0:
 		return b.Cells()
@@ -940,7 +944,7 @@ func (s *Solver) evensBound(p *Position) int {
 
 // lineStarts returns the first cells (lowest bit index) of the fours of
 // stones along the direction whose neighbour is s bits away.
-func (b *Board) lineStarts(stones uint64, s uint) uint64 {
+func lineStarts(stones uint64, s uint) uint64 {
 	m := stones & (stones >> s)
 	return m & (m >> (2 * s))
 }
@@ -964,7 +968,7 @@ func (b *Board) above(cells uint64) uint64 {
 // fours only the highest empty cell of them all is used: a bound for each
 // of them.
 func (b *Board) evensLoss(oh, theirs, empty uint64) int {
-	lossAtRow := func(r int) int { return b.LostScore(b.Cells() - (b.height - 1 - r)) } // evensFloor is lossAtRow(0)
+	lossAtRow := func(r int) int { return b.LostScore(b.Cells() - (b.height - 1 - r)) } // b.evensFloor is lossAtRow(0)
 	bound := -1
 	for r := 0; r < b.height; r++ {
 		if oh&(b.bottom<<uint(r)) != 0 {
@@ -974,7 +978,7 @@ func (b *Board) evensLoss(oh, theirs, empty uint64) int {
 	}
 	var diagonal uint64
 	for _, d := range [2]uint{b.stride - 1, b.stride + 1} {
-		first := b.lineStarts(theirs, d)
+		first := lineStarts(theirs, d)
 		diagonal |= first | first<<d | first<<(2*d) | first<<(3*d)
 	}
 	if diagonal &= empty; diagonal != 0 {

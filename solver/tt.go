@@ -179,15 +179,22 @@ func (t *Table) bucket(key uint64) uint64 {
 
 // prefetch starts loading the bucket of key into the CPU's caches, for a
 // get or put soon after.
-func (t *Table) prefetch(key uint64) {
-	prefetch(&t.slots[t.bucket(key)])
+func (t *Table) prefetch(key uint64) { t.prefetchAt(t.bucket(key)) }
+
+// prefetchAt is prefetch of the bucket at index i (see bucket).
+func (t *Table) prefetchAt(i uint64) {
+	prefetch(&t.slots[i])
 	runtime.KeepAlive(t)
 }
 
 // get returns the entry of the position with key key, or an entry with
 // bound NoBound if the table does not hold it.
-func (t *Table) get(key uint64) tableEntry {
-	i := t.bucket(key)
+func (t *Table) get(key uint64) tableEntry { return t.getAt(t.bucket(key), key) }
+
+// getAt is get of key, whose bucket is at index i (see bucket): the
+// search computes a position's bucket once for its prefetch, probe and
+// store.
+func (t *Table) getAt(i, key uint64) tableEntry {
 	tag := key & entryKeyMask
 	if e := atomic.LoadUint64(&t.slots[i]); e>>entryKeyShift == tag {
 		runtime.KeepAlive(t)
@@ -204,13 +211,17 @@ func (t *Table) get(key uint64) tableEntry {
 // put stores a bound on the score of the position with key key, the best
 // column found (-1 for none) and the number of nodes its search took.
 func (t *Table) put(key uint64, score int, bound Bound, move int, nodes uint64) {
+	t.putAt(t.bucket(key), key, score, bound, move, nodes)
+}
+
+// putAt is put of key, whose bucket is at index i (see bucket).
+func (t *Table) putAt(i, key uint64, score int, bound Bound, move int, nodes uint64) {
 	work := min(bits.Len64(nodes), entryWorkMask)
 	e := (key&entryKeyMask)<<entryKeyShift |
 		uint64(move+1)<<entryMoveShift |
 		uint64(bound)<<entryBoundShift |
 		toTableScore(score)<<entryScoreShift |
 		uint64(work)
-	i := t.bucket(key)
 	first := tableEntry(atomic.LoadUint64(&t.slots[i]))
 	switch {
 	case uint64(first)>>entryKeyShift == e>>entryKeyShift:
