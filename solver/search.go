@@ -455,7 +455,6 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 	// flo and fhi are facts: bounds on the value of the position reached,
 	// seen by its player to move, true whatever the window.
 	flo, fhi := -infScore, infScore
-	sign := 1
 	flipped := false
 	for {
 		if moves == b.cells {
@@ -464,7 +463,7 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 		}
 		if next == 0 {
 			n.flipped = flipped
-			return sign * b.lossWithStone(moves, 1), known
+			return orient(b.lossWithStone(moves, 1), flipped), known
 		}
 		if moves >= b.cells-2 {
 			n.flipped = flipped
@@ -475,7 +474,7 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 		fhi = min(fhi, b.winWithStone(moves, 2))
 		if v, cut := closes(alpha, beta, flo, fhi); cut {
 			n.flipped = flipped
-			return sign * v, known
+			return orient(v, flipped), known
 		}
 		if next&(next-1) != 0 {
 			break
@@ -486,7 +485,6 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 		next = b.nonLosingMoves(mask, threats)
 		n.keyed = false
 		flipped = !flipped
-		sign = -sign
 		alpha, beta = -beta, -alpha
 		flo, fhi = -fhi, -flo
 	}
@@ -496,13 +494,23 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 	lo, hi := s.staticBounds(&p, threats, alpha, beta)
 	flo, fhi = max(flo, lo), min(fhi, hi)
 	if v, cut := closes(alpha, beta, flo, fhi); cut {
-		return sign * v, known
+		return orient(v, flipped), known
 	}
 	n.flo, n.fhi = int8(flo), int8(fhi)
 	if moves != n.moves { // forced moves were played
 		n.current, n.mask, n.moves = cur, mask, moves
 	}
 	return 0, open
+}
+
+// orient returns v, a value seen by the player to move of the position
+// reached after the forced moves, seen by the line's player: the same if
+// their number is even (flipped false), else negated.
+func orient(v int, flipped bool) int {
+	if flipped {
+		return -v
+	}
+	return v
 }
 
 // settleTable is the part of settle that probes the table, after
@@ -601,20 +609,21 @@ func (s *Solver) searchOpen(n *line, alpha, beta int) int {
 func (s *Solver) expand(n *line) (k int, wins bool) {
 	b := s.board
 	lines := &s.lines[n.moves]
-	prefetch := b.Cells()-n.moves > etcMinEmpty
+	prefetch := b.cells-n.moves > etcMinEmpty
+	cur, mask, moves := n.current, n.mask, n.moves+1
 	for m := n.next; m != 0; m &= m - 1 {
 		c := &lines[k]
 		k++
-		c.move = m & -m
-		child := n.position(b)
-		child.playMove(c.move)
-		c.setPosition(&child)
+		move := m & -m
+		// The child: the opponent to move, n's player's stones cur|move.
+		c.move = move
+		c.current, c.mask, c.moves = cur^mask, mask|move, moves
 		if c.keyed = prefetch; prefetch {
 			s.setKey(c)
 			s.table.prefetchAt(c.bucket)
 		}
-		c.mine = child.opponentWinningCells()
-		c.next = child.nonLosingMovesGiven(c.mine)
+		c.mine = b.winningCells(cur|move, mask|move)
+		c.next = b.nonLosingMoves(mask|move, c.mine)
 		c.expanded = true
 		if c.next == 0 {
 			return k, true
@@ -931,15 +940,20 @@ func (s *Solver) evensBound(p *Position) int {
 	} else {
 		oh, xh, xu, xd = lineStarts(theirs, s), lineStarts(mine, s), lineStarts(mine, s+1), lineStarts(mine, s-1)
 	}
-	above := b.above(oh)
-	harmful := xh&^above | xu&^above | xd&^(above<<3)
 	switch {
-	case harmful != 0:
+	case xh|xu|xd == 0: // X never makes four
+		if oh != 0 || b.hasFour(theirs) {
+			return b.evensLoss(oh, theirs, empty)
+		}
+		return 0
+	case oh == 0: // a four of X, and none of O below it
 		return b.Cells()
-	case oh != 0 || b.hasFour(theirs):
-		return b.evensLoss(oh, theirs, empty)
 	}
-	return 0
+	above := b.above(oh)
+	if xh&^above|xu&^above|xd&^(above<<3) != 0 {
+		return b.Cells() // a harmful four of X
+	}
+	return b.evensLoss(oh, theirs, empty)
 }
 
 // lineStarts returns the first cells (lowest bit index) of the fours of
