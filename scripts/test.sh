@@ -13,12 +13,17 @@
 #      worker (worker/lie.go, cmd/c4book/lie.go) and its tests; the first
 #      pass tests the build without it, as it is shipped.
 #
+# The tests build without the compiler's profile (-pgo=off): with it, the
+# packages cmd/c4book depends on would be compiled twice, once for its
+# tests and once for the others', minutes more on 2 cores, and the profile
+# only changes how fast the code runs (scripts/pgo.sh).
+#
 # Usage: scripts/test.sh [go test flags], e.g. scripts/test.sh -count=1
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-go test -short "$@" ./...
-go test -race -short -tags c4book_testlie "$@" ./book/ ./cmd/... ./coordinator/... ./internal/... ./queue/ ./serve/ ./worker/
-go test -race -short "$@" \
+go test -pgo=off -short "$@" ./...
+go test -pgo=off -race -short -tags c4book_testlie "$@" ./book/ ./cmd/... ./coordinator/... ./internal/... ./queue/ ./serve/ ./worker/
+go test -pgo=off -race -short "$@" \
 	-skip 'TestSolver_Solve_referenceSets|TestSolver_Solve_smallBoards|TestSolver_Solve_largeBoards|TestSolver_evensBound|TestSolver_oddThreatBound|TestSolver_expand' \
 	./solver/

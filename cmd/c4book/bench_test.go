@@ -116,6 +116,31 @@ func TestBench_usage(t *testing.T) {
 	})
 }
 
+// TestBench_cpuProfile checks that --cpuprofile writes a profile (gzip
+// compressed, as go tool pprof wants it) and that a file it cannot create
+// is an error naming the flag.
+func TestBench_cpuProfile(t *testing.T) {
+	t.Parallel()
+	quick := writeSet(t, "quick", refSet(refLines(t, "Test_L3_R1", 2)))
+	profile := filepath.Join(t.TempDir(), "cpu.pprof")
+	r := run(t, "", "bench", testTTSize, "--cpuprofile", profile, quick)
+	wantOK(t, r)
+	data, err := os.ReadFile(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Errorf("profile of %d bytes, starting %x: want gzip data", len(data), data[:min(len(data), 2)])
+	}
+
+	unwritable := filepath.Join(t.TempDir(), "no", "such", "dir", "cpu.pprof")
+	r = run(t, "", "bench", testTTSize, "--cpuprofile", unwritable, quick)
+	wantErr(t, r, "--cpuprofile", unwritable)
+	if r.stdout != "" {
+		t.Errorf("stdout %q: want no benchmark when the profile cannot be written", r.stdout)
+	}
+}
+
 func TestBench_mismatch(t *testing.T) {
 	t.Parallel()
 	lines := refLines(t, "Test_L3_R1", 5)
