@@ -35,15 +35,15 @@ const MaxWidth = 9
 // A board fits when W*(H+1) <= 64, from 1x1 up to 8x7 and 9x6.
 type Board struct {
 	width, height int
-	cells         int           // width * height
-	stride        uint          // bits per column: height + 1
-	bottom        uint64        // bit 0 of every column
-	full          uint64        // every cell of the board, no sentinels
-	sentinels     uint64        // the bit above the top cell of every column
-	oddRows       uint64        // cells of rows 1, 3, 5, ... counting from 1 at the bottom
-	order         []int         // columns, center first: the default move order
-	centrality    [MaxWidth]int // per column: higher nearer the center, 1 at the edges
-	column        [64]uint8     // per bit index: its column (see columnOf)
+	cells         int       // width * height
+	stride        uint      // bits per column: height + 1
+	bottom        uint64    // bit 0 of every column
+	full          uint64    // every cell of the board, no sentinels
+	sentinels     uint64    // the bit above the top cell of every column
+	oddRows       uint64    // cells of rows 1, 3, 5, ... counting from 1 at the bottom
+	order         []int     // columns, center first: the default move order
+	centrality    [64]uint8 // per bit index: its column's, higher nearer the center, 1 at the edges
+	column        [64]uint8 // per bit index: its column (see columnOf)
 
 	// When staticBounds looks for each bound, and the lowest bounds of
 	// the evens strategy and the odd threat (see there).
@@ -101,7 +101,9 @@ func NewBoard(width, height int) (*Board, error) {
 	// on 7 columns, 4 3 5 2 6 1 7 0 on 8.
 	for i := 0; i < width; i++ {
 		b.order = append(b.order, width/2+(1-2*(i%2))*(i+1)/2)
-		b.centrality[b.order[i]] = width - i
+		for j := uint(b.order[i]) * b.stride; j < uint(b.order[i]+1)*b.stride; j++ {
+			b.centrality[j] = uint8(width - i)
+		}
 	}
 	return b, nil
 }
@@ -158,6 +160,12 @@ func (b *Board) topCell(col int) uint64 {
 // leaves-d12.
 func (b *Board) columnOf(move uint64) int {
 	return int(b.column[bits.TrailingZeros64(move)&63])
+}
+
+// centralityOf returns the centrality of the column of a single-bit
+// mask: higher nearer the center, 1 at the edges.
+func (b *Board) centralityOf(move uint64) int {
+	return int(b.centrality[bits.TrailingZeros64(move)&63])
 }
 
 // winningCells returns the empty cells that would complete a four for the

@@ -196,11 +196,12 @@ func (t *Table) get(key uint64) tableEntry { return t.getAt(t.bucket(key), key) 
 // store.
 func (t *Table) getAt(i, key uint64) tableEntry {
 	tag := key & entryKeyMask
-	if e := atomic.LoadUint64(&t.slots[i]); e>>entryKeyShift == tag {
+	bucket := t.slots[i : i+2 : i+2] // one bounds check for both slots
+	if e := atomic.LoadUint64(&bucket[0]); e>>entryKeyShift == tag {
 		runtime.KeepAlive(t)
 		return tableEntry(e)
 	}
-	e := atomic.LoadUint64(&t.slots[i+1])
+	e := atomic.LoadUint64(&bucket[1])
 	runtime.KeepAlive(t)
 	if e>>entryKeyShift == tag {
 		return tableEntry(e)
@@ -222,15 +223,16 @@ func (t *Table) putAt(i, key uint64, score int, bound Bound, move int, nodes uin
 		uint64(bound)<<entryBoundShift |
 		toTableScore(score)<<entryScoreShift |
 		uint64(work)
-	first := tableEntry(atomic.LoadUint64(&t.slots[i]))
+	bucket := t.slots[i : i+2 : i+2] // one bounds check for both slots
+	first := tableEntry(atomic.LoadUint64(&bucket[0]))
 	switch {
 	case uint64(first)>>entryKeyShift == e>>entryKeyShift:
-		atomic.StoreUint64(&t.slots[i], e)
+		atomic.StoreUint64(&bucket[0], e)
 	case work >= first.work():
-		atomic.StoreUint64(&t.slots[i+1], uint64(first))
-		atomic.StoreUint64(&t.slots[i], e)
+		atomic.StoreUint64(&bucket[1], uint64(first))
+		atomic.StoreUint64(&bucket[0], e)
 	default:
-		atomic.StoreUint64(&t.slots[i+1], e)
+		atomic.StoreUint64(&bucket[1], e)
 	}
 	runtime.KeepAlive(t)
 }
