@@ -9,7 +9,7 @@
 # 300 of each) and the first 100 of the 8-stone leaves (leaves-d8), each
 # position on a cleared table. The binary profiled is built without a
 # profile (-pgo=off), so the result does not depend on the profile
-# already there. It takes about two minutes on 2 cores.
+# already there. It took 70 s here.
 #
 # Make it again when the search changes much: a stale profile still
 # builds, but optimizes what the code was (docs/benchmarks.md measures

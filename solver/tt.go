@@ -177,11 +177,8 @@ func (t *Table) bucket(key uint64) uint64 {
 	return (h2 + carry) * 2
 }
 
-// prefetch starts loading the bucket of key into the CPU's caches, for a
-// get or put soon after.
-func (t *Table) prefetch(key uint64) { t.prefetchAt(t.bucket(key)) }
-
-// prefetchAt is prefetch of the bucket at index i (see bucket).
+// prefetchAt starts loading the bucket at index i (see bucket) into the
+// CPU's caches, for a getAt or putAt soon after.
 func (t *Table) prefetchAt(i uint64) {
 	prefetch(&t.slots[i])
 	runtime.KeepAlive(t)

@@ -44,10 +44,12 @@ func newBenchCommand(a *app) *cobra.Command {
 				return newUsageError(cmd, fmt.Errorf("--limit %d: must be 0 (all) or more", opts.limit))
 			}
 			if opts.cpuProfile != "" {
-				stop, err := startCPUProfile(opts.cpuProfile)
-				if err != nil {
-					return err
+				stop, perr := startCPUProfile(opts.cpuProfile)
+				if perr != nil {
+					return perr
 				}
+				// err is the command's result: a profile that cannot be
+				// closed fails the command too.
 				defer func() { err = errors.Join(err, stop()) }()
 			}
 			cfg, err := loadConfig(cmd)
