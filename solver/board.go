@@ -195,6 +195,25 @@ func fourCells7(stones uint64) uint64 {
 		lineCells(stones, 7) | lineCells(stones, 6) | lineCells(stones, 8)
 }
 
+// fourCellsOf sets cells[i] to the cells that complete a four of the
+// stones cells[i], empty or not (see fourCells), for i < n.
+func (b *Board) fourCellsOf(cells *[lineSlots]uint64, n int) {
+	if b.stride == 7 {
+		fourCells7Loop(cells, n)
+		return
+	}
+	for i := range n {
+		cells[i&(lineSlots-1)] = fourCells(cells[i&(lineSlots-1)], b.stride)
+	}
+}
+
+// fourCells7Loop is fourCellsOf on a board of stride 7.
+func fourCells7Loop(cells *[lineSlots]uint64, n int) {
+	for i := range n {
+		cells[i&(lineSlots-1)] = fourCells7(cells[i&(lineSlots-1)])
+	}
+}
+
 // lineCells returns the cells that complete a four of stones along the
 // direction whose neighbour is s bits away: for each cell, the three
 // others of a four through it, on either side.

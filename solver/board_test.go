@@ -60,6 +60,10 @@ func TestBoard_bitOps(t *testing.T) {
 					if got := b.winningCells(stones, mask); got != threes&^mask {
 						t.Fatalf("winningCells(%#x, %#x) = %#x, want %#x", stones, mask, got, threes&^mask)
 					}
+					batch := [lineSlots]uint64{stones}
+					if b.fourCellsOf(&batch, 1); batch[0]&b.full&^mask != threes&^mask {
+						t.Fatalf("fourCellsOf(%#x) = %#x on the empty cells, want %#x", stones, batch[0]&b.full&^mask, threes&^mask)
+					}
 					if got := b.hasFour(stones); got != four {
 						t.Fatalf("hasFour(%#x) = %v, want %v", stones, got, four)
 					}
@@ -99,5 +103,36 @@ func TestBoard_Equal(t *testing.T) {
 	a, b, c := MustBoard(7, 6), MustBoard(7, 6), MustBoard(6, 7)
 	if !a.Equal(b) || !a.Equal(Standard) || a.Equal(c) || a.Equal(nil) || !(*Board)(nil).Equal(nil) {
 		t.Error("Equal: boards of one size are equal, of two sizes not, nil only to nil")
+	}
+}
+
+// TestFourCells7AVX2 checks the assembly version of fourCells7 against the
+// Go one on random words, every count of boards, and that it leaves the
+// cells after the last group of four alone.
+func TestFourCells7AVX2(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("the CPU has no AVX2: fourCells7AVX2 is not used")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		for n := 0; n <= lineSlots; n++ {
+			var in, cells [lineSlots]uint64
+			for i := range in {
+				in[i] = rng.Uint64() & rng.Uint64() // about a quarter of the bits set
+			}
+			cells = in
+			fourCells7AVX2(&cells, n)
+			for i := range cells {
+				want := in[i]
+				if i < n {
+					want = fourCells7(in[i])
+				} else if i < (n+3)/4*4 {
+					continue // rewritten, unspecified
+				}
+				if cells[i] != want {
+					t.Fatalf("n %d: cell %d of %#x = %#x, want %#x", n, i, in[i], cells[i], want)
+				}
+			}
+		}
 	}
 }

@@ -20,12 +20,19 @@ package solver
 func (b *Board) WinNowScore(moves int) int { return (b.Cells() + 1 - moves) / 2 }
 
 // winWithStone returns the score of a position with moves stones whose
-// player to move makes four with their n-th stone from now (n >= 1).
-func (b *Board) winWithStone(moves, n int) int { return (b.Cells() + 3 - moves - 2*n) / 2 }
+// player to move makes four with their n-th stone from now (n >= 1). For
+// an n too high to be played before the board is full (2n > Cells-moves+3)
+// it returns a score above every score, which bounds nothing from above:
+// the search takes it as an upper bound. The division is unsigned, two
+// instructions where a signed one takes five: these are in the search's
+// every node.
+func (b *Board) winWithStone(moves, n int) int { return int(uint(b.cells+3-moves-2*n) / 2) }
 
 // lossWithStone returns the score of a position with moves stones whose
-// opponent makes four with their n-th stone from now (n >= 1).
-func (b *Board) lossWithStone(moves, n int) int { return -((b.Cells() + 2 - moves - 2*n) / 2) }
+// opponent makes four with their n-th stone from now (n >= 1). For an n
+// too high to be played (2n > Cells-moves+2) it returns a score below
+// every score, which bounds nothing from below (see winWithStone).
+func (b *Board) lossWithStone(moves, n int) int { return -int(uint(b.cells+2-moves-2*n) / 2) }
 
 // LostScore returns the score of a position with moves stones in which the
 // last stone played made four: the player to move has lost.

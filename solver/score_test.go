@@ -69,6 +69,17 @@ func TestBoard_PliesToEnd(t *testing.T) {
 					t.Errorf("%v, %d stones: a loss to stone %d ends in %d moves, want %d", b, moves, n, got, 2*n)
 				}
 			}
+			// Stones too far beyond the last bound nothing.
+			for n := (b.Cells()-moves+3)/2 + 1; n <= (b.Cells()-moves+3)/2+3; n++ {
+				if got := b.winWithStone(moves, n); got <= MaxScore {
+					t.Errorf("%v, %d stones: a win with stone %d scores %d, want above %d", b, moves, n, got, MaxScore)
+				}
+			}
+			for n := (b.Cells()-moves+2)/2 + 1; n <= (b.Cells()-moves+2)/2+3; n++ {
+				if got := b.lossWithStone(moves, n); got >= -MaxScore {
+					t.Errorf("%v, %d stones: a loss to stone %d scores %d, want below %d", b, moves, n, got, -MaxScore)
+				}
+			}
 			if got := b.PliesToEnd(moves, 0); got != b.Cells()-moves {
 				t.Errorf("%v, %d stones: a draw ends in %d moves, want %d", b, moves, got, b.Cells()-moves)
 			}

@@ -34,6 +34,14 @@ type Solver struct {
 	// nodes of a search never share theirs.
 	lines [64]lineRow
 
+	// stones holds the stones of each move's player in the node expand
+	// works on, then the cells that complete their fours.
+	stones [lineSlots]uint64
+
+	// buckets holds the table buckets of the moves expand works on, to
+	// prefetch them all at once.
+	buckets [lineSlots]uint64
+
 	// A stop request names the solve it is for. The function that asks
 	// runs in a goroutine of its own (context.AfterFunc), maybe long after
 	// its context ended, when its solve is over and the next one under
@@ -623,22 +631,37 @@ func (s *Solver) expand(n *line) (k int, wins bool) {
 	lines := &s.lines[n.moves&63] // n.moves < 64: a mask, not a bounds check
 	prefetch := b.cells-n.moves > etcMinEmpty
 	cur, mask, moves := n.current, n.mask, n.moves+1
+	stones, buckets := &s.stones, &s.buckets
 	for m := n.next; m != 0; m &= m - 1 {
 		c := lines.at(k)
-		k++
 		move := m & -m
 		// The child: the opponent to move, n's player's stones cur|move.
 		c.move = move
 		c.current, c.mask, c.moves = cur^mask, mask|move, moves
 		if c.keyed = prefetch; prefetch {
 			s.setKey(c)
-			s.table.prefetchAt(c.bucket)
+			buckets[k&(lineSlots-1)] = c.bucket
 		}
-		c.mine = b.winningCells(cur|move, mask|move)
-		c.next = b.nonLosingMoves(mask|move, c.mine)
+		stones[k&(lineSlots-1)] = cur | move
+		k++
+	}
+	if prefetch {
+		s.table.prefetchEach(buckets, k)
+	}
+	// The threats of n's player after each move, all at once.
+	if b.stride == 7 && haveAVX2 {
+		fourCells7AVX2(stones, k)
+	} else {
+		b.fourCellsOf(stones, k)
+	}
+	empty := b.full ^ mask
+	for i := range k {
+		c := lines.at(i)
+		c.mine = stones[i&(lineSlots-1)] & empty &^ c.move
+		c.next = b.nonLosingMoves(c.mask, c.mine)
 		c.expanded = true
 		if c.next == 0 {
-			return k, true
+			return i + 1, true
 		}
 	}
 	return k, false
@@ -821,12 +844,11 @@ func boundOf(r, alpha, beta int, e tableEntry) Bound {
 	return Exact
 }
 
-// staticBounds returns bounds on the score of p found without a search:
+// staticBounds returns bounds on the score of p found without a search,
+// besides those of the next two stones, which settleStatic has already
+// (neither player makes four with their next stone: p scores between a
+// loss to the opponent's second stone and a win with its player's):
 //
-//   - The opponent cannot make four with their next stone (p has a
-//     non-losing move), so p scores at least a loss to their stone after.
-//   - p's player cannot make four with this stone (a precondition of the
-//     search), so p scores at most a win with their next stone.
 //   - A player who cannot make four even with every empty cell cannot win.
 //   - The evens strategy (see evensBound) and the odd threat (see
 //     oddThreatBound).
@@ -838,10 +860,10 @@ func boundOf(r, alpha, beta int, e tableEntry) Bound {
 // a non-losing move.
 func (s *Solver) staticBounds(p *Position, threats uint64, alpha, beta int) (lo, hi int) {
 	b := s.board
-	lo = b.lossWithStone(p.moves, 2)
-	hi = b.winWithStone(p.moves, 2)
+	lo, hi = -infScore, infScore
 	// Early in the game every player has room for a four and the evens
-	// strategy never beats the bounds above: the checks are skipped before
+	// strategy never beats the bounds of the next two stones: the checks
+	// are skipped before
 	// half (a third) of the board is filled, with the same node counts on
 	// every reference set.
 	if p.moves >= b.roomFrom {

@@ -184,6 +184,12 @@ func (t *Table) prefetchAt(i uint64) {
 	runtime.KeepAlive(t)
 }
 
+// prefetchEach is prefetchAt of the buckets at index[i] for i < n.
+func (t *Table) prefetchEach(index *[lineSlots]uint64, n int) {
+	prefetchEach(&t.slots[0], index, n)
+	runtime.KeepAlive(t)
+}
+
 // get returns the entry of the position with key key, or an entry with
 // bound NoBound if the table does not hold it.
 func (t *Table) get(key uint64) tableEntry { return t.getAt(t.bucket(key), key) }

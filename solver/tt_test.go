@@ -125,3 +125,16 @@ func TestTable_bucket(t *testing.T) {
 		}
 	}
 }
+
+// TestTable_prefetchEach checks that prefetching never faults, whatever
+// the indexes: a prefetch is a hint, and the search may pass any bucket.
+func TestTable_prefetchEach(t *testing.T) {
+	tab, err := NewTable(MustBoard(7, 6), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := [lineSlots]uint64{0, 1, uint64(tab.Entries()) - 2, 1 << 40, 1<<61 - 1}
+	for n := 0; n <= lineSlots; n++ {
+		tab.prefetchEach(&index, n)
+	}
+}

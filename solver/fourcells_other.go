@@ -1,0 +1,10 @@
+//go:build !amd64
+
+package solver
+
+// haveAVX2 is false where there is no assembly version of fourCells7AVX2.
+const haveAVX2 = false
+
+// fourCells7AVX2 is fourCells7Loop where there is no assembly version; it
+// is not called (haveAVX2 is false).
+func fourCells7AVX2(cells *[lineSlots]uint64, n int) { fourCells7Loop(cells, n) }
