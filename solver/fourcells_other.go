@@ -3,7 +3,7 @@
 package solver
 
 // haveAVX2 is false where there is no assembly version of fourCells7AVX2.
-const haveAVX2 = false
+var haveAVX2 = false
 
 // fourCells7AVX2 is fourCells7Loop where there is no assembly version; it
 // is not called (haveAVX2 is false).
