@@ -474,24 +474,23 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 	n.probed, n.expanded = false, false
 	// flo and fhi are facts: bounds on the value of the position reached,
 	// seen by its player to move, true whatever the window.
-	flo, fhi := -infScore, infScore
+	var flo, fhi int
 	flipped := false
 	for {
-		if moves == b.cells {
-			n.flipped = flipped
-			return 0, known
-		}
-		if next == 0 {
+		if next == 0 && moves < b.cells {
 			n.flipped = flipped
 			return orient(b.lossWithStone(moves, 1), flipped), known
 		}
 		if moves >= b.cells-2 {
+			// A full board, or both remaining stones are played without
+			// a four.
 			n.flipped = flipped
-			return 0, known // both remaining stones are played without a four
+			return 0, known
 		}
-		// Neither player makes four with their next stone.
-		flo = max(flo, b.lossWithStone(moves, 2))
-		fhi = min(fhi, b.winWithStone(moves, 2))
+		// Neither player makes four with their next stone. (These bounds
+		// are never looser than those of the position before a forced
+		// move, negated: the same upper bound, a lower bound one higher.)
+		flo, fhi = b.lossWithStone(moves, 2), b.winWithStone(moves, 2)
 		if v, cut := closes(alpha, beta, flo, fhi); cut {
 			n.flipped = flipped
 			return orient(v, flipped), known
@@ -506,7 +505,6 @@ func (s *Solver) settleStatic(n *line, alpha, beta int) (int, settled) {
 		n.keyed = false
 		flipped = !flipped
 		alpha, beta = -beta, -alpha
-		flo, fhi = -fhi, -flo
 	}
 	n.flipped = flipped
 	n.threats, n.next = threats, next
@@ -717,8 +715,8 @@ func (s *Solver) negamax(n *line, k int, alpha, beta int) int {
 		c := lines.at(i)
 		v, r := s.settleStatic(c, -beta, -alpha)
 		if r == open {
-			unsettled |= 1 << i
-			if prefetch && !c.keyed { // forced moves were played
+			unsettled |= 1 << (i & 31) // i < k <= lineSlots: a mask, not a check of the shift
+			if prefetch && !c.keyed {  // forced moves were played
 				s.setKey(c)
 				s.table.prefetchAt(c.bucket)
 			}
