@@ -13,7 +13,9 @@
 #
 # Make it again when the search changes much: a stale profile still
 # builds, but optimizes what the code was (docs/benchmarks.md measures
-# what the profile is worth).
+# what the profile is worth). A profile is a sample, and a new one can
+# give slower code than the old: compare the two binaries (callgrind's
+# instructions, or alternated c4book bench runs) and keep the faster.
 #
 # Usage: scripts/pgo.sh [TESTDATA]
 #

@@ -715,8 +715,9 @@ func (s *Solver) negamax(n *line, k int, alpha, beta int) int {
 		c := lines.at(i)
 		v, r := s.settleStatic(c, -beta, -alpha)
 		if r == open {
-			unsettled |= 1 << (i & 31) // i < k <= lineSlots: a mask, not a check of the shift
-			if prefetch && !c.keyed {  // forced moves were played
+			// i < k <= lineSlots: the mask spares the shift its check.
+			unsettled |= 1 << (i & 31)
+			if prefetch && !c.keyed { // forced moves were played
 				s.setKey(c)
 				s.table.prefetchAt(c.bucket)
 			}
