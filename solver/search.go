@@ -862,9 +862,8 @@ func (s *Solver) staticBounds(p *Position, threats uint64, alpha, beta int) (lo,
 	lo, hi = -infScore, infScore
 	// Early in the game every player has room for a four and the evens
 	// strategy never beats the bounds of the next two stones: the checks
-	// are skipped before
-	// half (a third) of the board is filled, with the same node counts on
-	// every reference set.
+	// are skipped before half (a third) of the board is filled, with the
+	// same node counts on every reference set.
 	if p.moves >= b.roomFrom {
 		empty := b.full &^ p.mask
 		if alpha >= 0 && !b.hasFour(p.current|empty) {
