@@ -14,15 +14,20 @@ import (
 // that a task the job still needs always has a copy out, whatever happens
 // to the copies:
 //
-//   - A window: tasks are published a first time in the plan's order
-//     (next), at most Config.Window of them published and still needed at
-//     a time (open), so that the stream holds a bounded number of messages
-//     whatever the job's size; each task done or failed makes room for the
-//     next (publishMore).
+//   - Lanes: the plan's order is cut into stretches, one per lane of the
+//     task stream (queue.TaskLane), so that a worker takes a whole stretch
+//     and its table sees every neighbour of its tasks (queue/lanes.go).
+//   - A window: each lane's tasks are published a first time in the
+//     plan's order (next), at most a share of Config.Window of them
+//     published and still needed at a time in each lane (open), so that
+//     the stream holds a bounded number of messages whatever the job's
+//     size; each task done or failed makes room for the next of its lane
+//     (publishMore).
 //   - Copies: a task answered and still needed (its result refused, or a
 //     cross-check awaiting a second worker), overdue (overdue.go), or lost
 //     from the stream is published again, a new copy with a new message id
-//     (taskid.go); a task that ran out of copies is given up on.
+//     (taskid.go), in another lane than its own, whose worker answered or
+//     holds the first; a task that ran out of copies is given up on.
 //   - Failures: a task the server delivered MaxDeliver times without a
 //     result is given up on (taskFailed), as is one found in the stream
 //     once the queue is idle, whose notice was missed (recoverStranded).
@@ -52,51 +57,73 @@ type dispatcher struct {
 	tasks *taskTable
 	watch *overdueWatch
 
-	// The window.
-	next int // the next task to publish a first time
-	open int // tasks published a first time and still needed
+	// The lanes and their windows, by lane of the job.
+	lanes      int   // lanes of the job: queue.JobLanes
+	laneWindow int   // most tasks of a lane open at a time
+	next       []int // the next task of each lane to publish a first time
+	open       []int // tasks of each lane published a first time and still needed
 }
 
 // newDispatcher returns the dispatcher of tasks for run run of the job of
 // cfg, nothing published yet.
 func newDispatcher(cfg Config, jobID string, run int, secret runSecret, log *slog.Logger, sum *Summary, tasks *taskTable) *dispatcher {
-	return &dispatcher{q: cfg.Queue, log: log, jobID: jobID, run: run, board: cfg.Spec.Board, window: cfg.Window,
+	d := &dispatcher{q: cfg.Queue, log: log, jobID: jobID, run: run, board: cfg.Spec.Board, window: cfg.Window,
 		maxDeliver: cfg.Stream.MaxDeliver, secret: secret, sum: sum, tasks: tasks, watch: newOverdueWatch(tasks.Len(), cfg.Stream.AckWait)}
+	d.lanes = queue.JobLanes(tasks.Len())
+	d.laneWindow = max(1, cfg.Window/d.lanes)
+	d.next, d.open = make([]int, d.lanes), make([]int, d.lanes)
+	for l := range d.lanes {
+		d.next[l], _ = d.laneBounds(l)
+	}
+	return d
 }
 
-// publishMore publishes a first copy of each of the next tasks not done, up
-// to the window, in one call. A cross-checked task gets its second copy
-// when the first is answered (collect publishes again a task still needed
-// with no copy out): see trust.go.
+// laneBounds returns the tasks [from, to) of lane l of the job.
+func (d *dispatcher) laneBounds(l int) (from, to int) {
+	n, lanes := int64(d.tasks.Len()), int64(d.lanes)
+	bound := func(l int64) int { return int((l*n + lanes - 1) / lanes) } // the first task i with queue.TaskLane(i, n) >= l
+	return bound(int64(l)), bound(int64(l) + 1)
+}
+
+// lane returns the lane of task i.
+func (d *dispatcher) lane(i int) int { return queue.TaskLane(i, d.tasks.Len()) }
+
+// publishMore publishes a first copy of each of the next tasks not done of
+// each lane, up to the lane's window, in one call. A cross-checked task
+// gets its second copy when the first is answered (collect publishes again
+// a task still needed with no copy out): see trust.go.
 func (d *dispatcher) publishMore(ctx context.Context) error {
 	var batch []queue.Task
-	for d.open < d.window && d.next < d.tasks.Len() {
-		i := d.next
-		d.next++
-		if !d.tasks.needed(i) {
-			if d.tasks.refereeing[i] && !d.tasks.failed[i] {
-				d.open++ // an earlier run's results sent it to the referee: it keeps its place until done
+	for l := range d.lanes {
+		_, to := d.laneBounds(l)
+		for d.open[l] < d.laneWindow && d.next[l] < to {
+			i := d.next[l]
+			d.next[l]++
+			if !d.tasks.needed(i) {
+				if d.tasks.refereeing[i] && !d.tasks.failed[i] {
+					d.open[l]++ // an earlier run's results sent it to the referee: it keeps its place until done
+				}
+				continue
 			}
-			continue
+			t, err := d.taskMsg(i)
+			if err != nil {
+				return err
+			}
+			batch = append(batch, t)
+			d.open[l]++
 		}
-		t, err := d.taskMsg(i)
-		if err != nil {
-			return err
-		}
-		batch = append(batch, t)
-		d.open++
 	}
 	return d.publish(ctx, batch)
 }
 
 // issued reports whether task i has been published a first time in this
 // run: a task not issued yet is published in its turn, never again.
-func (d *dispatcher) issued(i int) bool { return i < d.next }
+func (d *dispatcher) issued(i int) bool { return i < d.tasks.Len() && i < d.next[d.lane(i)] }
 
 // closed counts task i, published, as no longer needed: done or failed.
 func (d *dispatcher) closed(i int) {
-	if d.issued(i) && d.open > 0 {
-		d.open--
+	if l := d.lane(i); d.issued(i) && d.open[l] > 0 {
+		d.open[l]--
 	}
 }
 
@@ -130,7 +157,7 @@ func (d *dispatcher) refereeing(index int, on bool) { d.tasks.refereeing[index] 
 func (d *dispatcher) reopen(i int) bool {
 	d.tasks.reopen(i)
 	if d.issued(i) {
-		d.open++
+		d.open[d.lane(i)]++
 		return true
 	}
 	return false
@@ -139,9 +166,12 @@ func (d *dispatcher) reopen(i int) bool {
 // outstanding returns the tasks issued and still needed with a copy out.
 func (d *dispatcher) outstanding() []int {
 	var out []int
-	for i := range d.next {
-		if d.tasks.needed(i) && d.tasks.out[i] > 0 {
-			out = append(out, i)
+	for l := range d.lanes {
+		from, _ := d.laneBounds(l)
+		for i := from; i < d.next[l]; i++ {
+			if d.tasks.needed(i) && d.tasks.out[i] > 0 {
+				out = append(out, i)
+			}
 		}
 	}
 	return out
@@ -197,16 +227,29 @@ func (d *dispatcher) publishAgain(ctx context.Context, indexes []int) error {
 }
 
 // taskMsg returns the next copy of task index of this run, ready to
-// publish, and counts it published.
+// publish, and counts it published. The first copy goes in the task's
+// lane, in its turn; a later one in a lane half the lanes away (and one
+// further for each copy more), where another worker takes it than the one
+// that answered or holds the copy before.
 func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
 	keys, err := d.tasks.keys(index)
 	if err != nil {
 		return queue.Task{}, err
 	}
-	t := queue.Task{JobID: d.jobID, TaskID: taskID(d.run, d.secret.copyID(index, int(d.tasks.copies[index])), index),
-		Width: uint8(d.board.Width()), Height: uint8(d.board.Height()), Keys: keys}
+	copies := int(d.tasks.copies[index])
+	lane := d.lane(index)
+	if copies > 0 {
+		lane = (lane + queue.Lanes/2 + copies - 1) % queue.Lanes
+	}
+	left := 0 // the tasks of lane still to publish a first time
+	if lane < d.lanes {
+		_, to := d.laneBounds(lane)
+		left = to - d.next[lane]
+	}
+	t := queue.Task{JobID: d.jobID, TaskID: taskID(d.run, d.secret.copyID(index, copies), index),
+		Width: uint8(d.board.Width()), Height: uint8(d.board.Height()), Keys: keys, Lane: lane, LaneLeft: left}
 	d.tasks.published(index)
-	d.watch.sent(index, time.Now())
+	d.watch.sent(index, lane, time.Now())
 	return t, nil
 }
 

@@ -108,8 +108,10 @@ func (q *fakeQueue) WatchMaxDeliveries(context.Context, func(uint64)) error { re
 func (q *fakeQueue) TaskBySeq(context.Context, uint64) (queue.Task, error) {
 	return queue.Task{}, errors.New("fakeQueue: no task")
 }
-func (q *fakeQueue) DeleteTask(context.Context, uint64) error     { return nil }
-func (q *fakeQueue) TasksWaiting(context.Context) (uint64, error) { return 0, nil }
+func (q *fakeQueue) DeleteTask(context.Context, uint64) error { return nil }
+func (q *fakeQueue) LanesWaiting(context.Context) ([]uint64, error) {
+	return make([]uint64, queue.Lanes), nil
+}
 func (q *fakeQueue) RepairQueue(context.Context, queue.StreamConfig, string) ([]string, error) {
 	return nil, nil
 }

@@ -47,7 +47,7 @@ type Queue interface {
 	StrandedTasks(ctx context.Context, job string) (seqs []uint64, idle bool, err error)
 	RemoveJob(ctx context.Context, job string) error
 	RepairQueue(ctx context.Context, cfg queue.StreamConfig, job string) ([]string, error)
-	TasksWaiting(ctx context.Context) (uint64, error)
+	LanesWaiting(ctx context.Context) ([]uint64, error)
 	PutJobStatus(ctx context.Context, s queue.JobStatus) error
 }
 

@@ -138,12 +138,26 @@ func TestRun_workerKeys(t *testing.T) {
 		}
 	}()
 
-	aliceDone := k.runWorker(t, ctx, "alice")
+	// alice starts once mallory is quarantined: with lanes, two workers
+	// that start together take different stretches of the job, and alice
+	// could end it before mallory answers three tasks.
+	var aliceDone <-chan error
+	rejected := 0
+	onResult := func(worker string, ok bool) {
+		if !ok && worker == "mallory" {
+			if rejected++; rejected == 3 {
+				aliceDone = k.runWorker(t, ctx, "alice")
+			}
+		}
+	}
 
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
-	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: bk, Queue: conn, Stream: stream, Log: logger(t), QuarantineAfter: 3})
+	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: bk, Queue: conn, Stream: stream, Log: logger(t), QuarantineAfter: 3, OnResult: onResult})
 	cancel()
 	<-malloryDone
+	if aliceDone == nil {
+		t.Fatal("mallory was never rejected three times")
+	}
 	if werr := <-aliceDone; werr != nil {
 		t.Errorf("alice: %v", werr)
 	}

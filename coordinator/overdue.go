@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/c4book/c4book/queue"
 )
 
 // Overdue tasks. A worker holds a task while it solves it, and tells the
@@ -13,15 +15,20 @@ import (
 // hostile key can so hold hundreds of tasks for as long as it likes, or
 // make them vanish while it holds one more, so that the queue is never
 // idle and recoverStranded never runs; an honest job would wait for ever.
-// So the coordinator watches its tasks itself: a task out for longer than
-// overdueAfter, while a task published after it has been answered (it is
-// not merely waiting its turn in the queue) or while no task waits in the
-// queue at all (so every task out is in a worker's hands, or lost: the end
-// of a job, where a hoarder holds the last tasks), is published again. Any
-// worker may take the new copy; the first answer is stored, a later one is
-// a harmless duplicate. overdueAfter is ten times the 90th percentile of
-// how long the answered tasks took, publish to answer, and never less than
-// four AckWaits: an honest slow task is at worst solved twice.
+// So the coordinator watches its tasks itself: a task in a worker's hands
+// for longer than overdueAfter is published again. Any worker may take the
+// new copy; the first answer is stored, a later one is a harmless
+// duplicate.
+//
+// The coordinator does not see a task delivered, but it knows once it has
+// been: a lane delivers its tasks in the order they were published, so a
+// copy is in a worker's hands (or lost) once a copy published after it in
+// its lane has been answered, or once its lane has no task waiting; a copy
+// that only waits in its lane, for a worker to come to the lane, is not
+// overdue however long it waits. overdueAfter is ten times the 90th
+// percentile of how long the answered tasks took, from the answer before
+// in their lane (or their publishing, if later) to theirs, and never less
+// than four AckWaits: an honest slow task is at worst solved twice.
 
 // overdueSamples is how many recent answer times overdueAfter is taken
 // from.
@@ -30,33 +37,43 @@ const overdueSamples = 512
 // overdueWatch is what the coordinator knows of the time its tasks take.
 // It is used by the collecting goroutine only.
 type overdueWatch struct {
-	sentAt   []int64 // when the last copy of each task was published, unix ns; 0 for none
-	took     []time.Duration
-	next     int   // where the next answer time goes in took
-	lastSent int64 // the latest sentAt of a task answered
-	minAfter time.Duration
+	sentAt []int64 // when the last copy of each task was published, unix ns; 0 for none
+	laneOf []uint8 // the lane of that copy
+	outAt  []int64 // when the coordinator first knew that copy out of its lane, unix ns; 0 until then
+
+	took       []time.Duration
+	next       int                // where the next answer time goes in took
+	lastSent   [queue.Lanes]int64 // by lane: the latest sentAt of a copy answered
+	lastAnswer [queue.Lanes]int64 // by lane: when a copy was last answered; 0 for none in this run
+	minAfter   time.Duration
 }
 
 func newOverdueWatch(tasks int, ackWait time.Duration) *overdueWatch {
-	return &overdueWatch{sentAt: make([]int64, tasks), minAfter: 4 * ackWait}
+	return &overdueWatch{sentAt: make([]int64, tasks), laneOf: make([]uint8, tasks), outAt: make([]int64, tasks), minAfter: 4 * ackWait}
 }
 
-// sent records that a copy of task i was published at now.
-func (w *overdueWatch) sent(i int, now time.Time) { w.sentAt[i] = now.UnixNano() }
+// sent records that a copy of task i was published at now in lane.
+func (w *overdueWatch) sent(i, lane int, now time.Time) {
+	w.sentAt[i], w.laneOf[i], w.outAt[i] = now.UnixNano(), uint8(lane), 0
+}
 
 // answered records an answer of task i at now.
 func (w *overdueWatch) answered(i int, now time.Time) {
 	if i >= len(w.sentAt) || w.sentAt[i] == 0 {
 		return
 	}
-	took := time.Duration(now.UnixNano() - w.sentAt[i])
-	if len(w.took) < overdueSamples {
-		w.took = append(w.took, took)
-	} else {
-		w.took[w.next] = took
-		w.next = (w.next + 1) % overdueSamples
+	l, t := w.laneOf[i], now.UnixNano()
+	if w.lastAnswer[l] != 0 {
+		took := time.Duration(t - max(w.sentAt[i], w.lastAnswer[l]))
+		if len(w.took) < overdueSamples {
+			w.took = append(w.took, took)
+		} else {
+			w.took[w.next] = took
+			w.next = (w.next + 1) % overdueSamples
+		}
 	}
-	w.lastSent = max(w.lastSent, w.sentAt[i])
+	w.lastSent[l] = max(w.lastSent[l], w.sentAt[i])
+	w.lastAnswer[l] = max(w.lastAnswer[l], t)
 }
 
 // after returns how long a task may be out before it is overdue.
@@ -69,12 +86,18 @@ func (w *overdueWatch) after() time.Duration {
 }
 
 // overdue returns the tasks among out (indexes of tasks with a copy out)
-// that are overdue at now; idle says that no task waits in the queue.
-func (w *overdueWatch) overdue(out []int, now time.Time, idle bool) []int {
+// that are overdue at now; waiting is the number of tasks waiting in each
+// lane, nil if unknown.
+func (w *overdueWatch) overdue(out []int, now time.Time, waiting []uint64) []int {
+	t := now.UnixNano()
 	limit := now.Add(-w.after()).UnixNano()
 	var late []int
 	for _, i := range out {
-		if s := w.sentAt[i]; s != 0 && s < limit && (idle || s < w.lastSent) {
+		l := w.laneOf[i]
+		if s := w.sentAt[i]; s != 0 && w.outAt[i] == 0 && (s < w.lastSent[l] || waiting != nil && waiting[l] == 0) {
+			w.outAt[i] = t
+		}
+		if o := w.outAt[i]; o != 0 && o < limit {
 			late = append(late, i)
 		}
 	}
@@ -87,11 +110,11 @@ func (d *dispatcher) republishOverdue(ctx context.Context) error {
 	if len(out) == 0 {
 		return nil
 	}
-	waiting, err := d.q.TasksWaiting(ctx)
+	waiting, err := d.q.LanesWaiting(ctx)
 	if err != nil {
-		waiting = 1 // unknown: only the tasks answered after count
+		waiting = nil // unknown: only the tasks answered after count
 	}
-	late := d.watch.overdue(out, time.Now(), waiting == 0)
+	late := d.watch.overdue(out, time.Now(), waiting)
 	if len(late) == 0 {
 		return nil
 	}

@@ -4,39 +4,70 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/c4book/c4book/queue"
 )
 
-// TestOverdueWatch: a task is overdue once it is out longer than ten
-// times the 90th percentile of the answer times (at least the floor) and a
-// task published after it was answered; not while it only waits its turn.
+// TestOverdueWatch: a task is overdue once it has been out of its lane,
+// in a worker's hands, longer than ten times the 90th percentile of the
+// answer times (at least the floor); a task is known out of its lane once
+// a task published after it in its lane was answered, or its lane has no
+// task waiting; not while it only waits its turn, however long.
 func TestOverdueWatch(t *testing.T) {
 	t.Parallel()
-	w := newOverdueWatch(4, time.Second) // floor 4 s
+	w := newOverdueWatch(6, time.Second) // floor 4 s
 	t0 := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	if got := w.after(); got != 4*time.Second {
 		t.Errorf("after() with no answer = %v, want the floor 4s", got)
 	}
+	busy := make([]uint64, queue.Lanes)
+	for l := range busy {
+		busy[l] = 1
+	}
+	// Tasks 0..3 in lane 0, published at 0, 1, 2, 3 s; task 4 in lane 1 at 0 s.
 	for i := range 4 {
-		w.sent(i, t0.Add(time.Duration(i)*time.Second))
+		w.sent(i, 0, at(float64(i)))
 	}
-	// Task 3, the last published, answered 1 s after: 10 x 1 s = 10 s.
-	w.answered(3, t0.Add(4*time.Second))
-	if got := w.after(); got != 10*time.Second {
-		t.Errorf("after() = %v, want 10s", got)
+	w.sent(4, 1, at(0))
+	// The first answer of a lane is no sample (the lane may have waited
+	// for its worker); the next ones are timed from the answer before.
+	w.answered(0, at(100))
+	if got := w.after(); got != 4*time.Second {
+		t.Errorf("after() with a lane's first answer = %v, want the floor 4s", got)
 	}
-	if got := w.overdue([]int{0, 1, 2}, t0.Add(9*time.Second), false); len(got) != 0 {
-		t.Errorf("overdue at 9 s: %v, want none", got)
+	w.answered(3, at(102)) // 2 s after the answer before: 10 x 2 s = 20 s
+	if got := w.after(); got != 20*time.Second {
+		t.Errorf("after() = %v, want 20s", got)
 	}
-	if got := w.overdue([]int{0, 1, 2}, t0.Add(11500*time.Millisecond), false); !slices.Equal(got, []int{0, 1}) {
-		t.Errorf("overdue at 11.5 s: %v, want [0 1] (2 was sent at 2 s)", got)
+	// 1 and 2 were delivered before 3: known out at the first look (110 s),
+	// overdue 20 s later. 4, in another lane, waits its turn.
+	if got := w.overdue([]int{1, 2, 4}, at(110), busy); len(got) != 0 {
+		t.Errorf("overdue at 110 s: %v, want none", got)
 	}
-	// A task published after every answered one only waits its turn.
-	w.sent(1, t0.Add(20*time.Second))
-	if got := w.overdue([]int{1}, t0.Add(60*time.Second), false); len(got) != 0 {
-		t.Errorf("overdue: %v, want none: nothing published after task 1 was answered", got)
+	if got := w.overdue([]int{1, 2, 4}, at(129), busy); len(got) != 0 {
+		t.Errorf("overdue at 129 s: %v, want none", got)
 	}
-	// Unless nothing waits in the queue: then it is in a worker's hands.
-	if got := w.overdue([]int{1}, t0.Add(60*time.Second), true); !slices.Equal(got, []int{1}) {
-		t.Errorf("overdue with the queue idle: %v, want [1]", got)
+	if got := w.overdue([]int{1, 2, 4}, at(131), busy); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("overdue at 131 s: %v, want [1 2]", got)
+	}
+	// Task 4 waits in lane 1 for hours: not overdue...
+	if got := w.overdue([]int{4}, at(10000), busy); len(got) != 0 {
+		t.Errorf("overdue after hours waiting in its lane: %v, want none", got)
+	}
+	// ...until its lane has nothing waiting: then it is in a worker's
+	// hands, from that look on.
+	idle := slices.Clone(busy)
+	idle[1] = 0
+	if got := w.overdue([]int{4}, at(10001), idle); len(got) != 0 {
+		t.Errorf("overdue at the look that finds its lane empty: %v, want none yet", got)
+	}
+	if got := w.overdue([]int{4}, at(10022), nil); !slices.Equal(got, []int{4}) {
+		t.Errorf("overdue 21 s after its lane was found empty: %v, want [4]", got)
+	}
+	// A copy published again starts afresh, in its new lane.
+	w.sent(4, 33, at(10030))
+	if got := w.overdue([]int{4}, at(20000), busy); len(got) != 0 {
+		t.Errorf("a new copy waiting in its lane: overdue %v, want none", got)
 	}
 }

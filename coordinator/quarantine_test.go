@@ -82,16 +82,22 @@ func TestRun_quarantine(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
-	// Both take tasks from the start; the liar, answering at once, takes
-	// many, and every task it took is published again.
+	// The liar takes tasks alone first, so that it answers several
+	// (with lanes, two workers that start together take different
+	// stretches of the job, and the honest one could end it first); the
+	// honest worker starts at its quarantine. Every task the liar took is
+	// published again.
 	waitLiar := c.liar(t, ctx, "liar", impossibleScores)
-	waitHonest := c.startWorker(t, ctx, "honest")
+	waitHonest := func() {}
 	accepted, rejected := map[string]int{}, map[string]int{}
 	onResult := func(worker string, ok bool) {
 		if ok {
 			accepted[worker]++
 		} else {
 			rejected[worker]++
+		}
+		if !ok && rejected[worker] == 3 {
+			waitHonest = c.startWorker(t, ctx, "honest")
 		}
 	}
 	sum, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3, OnResult: onResult})

@@ -89,14 +89,14 @@ func TestRun_queueDeleted(t *testing.T) {
 		}
 	}
 	waitResults(5)
-	if err := js.DeleteConsumer(ctx, queue.TaskStream, queue.WorkerConsumer); err != nil {
+	if err := js.DeleteConsumer(ctx, queue.TaskStream, queue.LaneConsumer(0)); err != nil {
 		t.Fatal(err)
 	}
 	t.Log("deleted the workers' consumer")
 	// Only the coordinator makes it again; results of the tasks the worker
 	// held may come before it does.
 	for {
-		if _, err := js.Consumer(ctx, queue.TaskStream, queue.WorkerConsumer); err == nil {
+		if _, err := js.Consumer(ctx, queue.TaskStream, queue.LaneConsumer(0)); err == nil {
 			break
 		}
 		if ctx.Err() != nil {
@@ -120,7 +120,7 @@ func TestRun_queueDeleted(t *testing.T) {
 	if runErr != nil {
 		t.Fatal(runErr)
 	}
-	for _, part := range []string{queue.PartWorkerConsumer, queue.PartTaskStream, queue.PartResultConsumer} {
+	for _, part := range []string{queue.PartLaneConsumers, queue.PartTaskStream, queue.PartResultConsumer} {
 		if !slices.Contains(sum.Repaired, part) {
 			t.Errorf("repaired %q, want %s among them", sum.Repaired, part)
 		}

@@ -101,7 +101,8 @@ func ValidWorkerName(name string) error {
 }
 
 // WorkerPermissions returns what the server lets worker name do, and
-// nothing more: bind to the workers' task consumer and read its AckWait,
+// nothing more: bind to the consumers of the task lanes (the only
+// consumers of the task stream), read their AckWait and list their state,
 // pull tasks and answer them (ack, nak, in progress, term), publish
 // results of any job on its own subject only, put and remove its own
 // status, and receive the replies to its own requests. It may not
@@ -109,13 +110,14 @@ func ValidWorkerName(name string) error {
 // read other workers' replies or publish as another worker.
 func WorkerPermissions(name string) (publish, subscribe []string) {
 	publish = []string{
-		"$JS.API.CONSUMER.INFO." + TaskStream + "." + WorkerConsumer,     // Tasks, TaskSource.AckWait
-		"$JS.API.CONSUMER.MSG.NEXT." + TaskStream + "." + WorkerConsumer, // TaskSource.Next
-		"$JS.ACK." + TaskStream + "." + WorkerConsumer + ".>",            // TaskMsg replies
-		"$JS.API.STREAM.INFO." + ResultStream,                            // PublishResult binds the stream
-		resultSubjectPrefix + "*." + name,                                // PublishResult
-		"$JS.API.STREAM.INFO." + statusStream,                            // the status bucket
-		"$KV." + StatusBucket + "." + workerKey(name),                    // PutWorkerStatus, RemoveWorkerStatus
+		"$JS.API.CONSUMER.INFO." + TaskStream + ".*",     // Tasks binds the lanes, TaskSource.AckWait
+		"$JS.API.CONSUMER.LIST." + TaskStream,            // TaskSource chooses a lane
+		"$JS.API.CONSUMER.MSG.NEXT." + TaskStream + ".*", // TaskSource.Next
+		"$JS.ACK." + TaskStream + ".>",                   // TaskMsg replies
+		"$JS.API.STREAM.INFO." + ResultStream,            // PublishResult binds the stream
+		resultSubjectPrefix + "*." + name,                // PublishResult
+		"$JS.API.STREAM.INFO." + statusStream,            // the status bucket
+		"$KV." + StatusBucket + "." + workerKey(name),    // PutWorkerStatus, RemoveWorkerStatus
 	}
 	subscribe = []string{WorkerInbox(name) + ".>"}
 	return publish, subscribe

@@ -220,10 +220,10 @@ func TestServer_workerPermissions(t *testing.T) {
 	publish := []struct{ what, subject string }{
 		{"a result under bob's subject", WorkerResultSubject("job1", "bob")},
 		{"a result on the per-job subject", ResultSubject("job1")},
-		{"a task", TaskSubject("job1")},
+		{"a task", TaskLaneSubject("job1", 0)},
 		{"a purge of the task stream", "$JS.API.STREAM.PURGE." + TaskStream},
 		{"a deletion of the task stream", "$JS.API.STREAM.DELETE." + TaskStream},
-		{"a deletion of the workers' consumer", "$JS.API.CONSUMER.DELETE." + TaskStream + "." + WorkerConsumer},
+		{"a deletion of the workers' consumer", "$JS.API.CONSUMER.DELETE." + TaskStream + "." + LaneConsumer(0)},
 		{"a consumer of its own on the results", "$JS.API.CONSUMER.CREATE." + ResultStream},
 		{"a read of bob's result", "$JS.API.STREAM.MSG.GET." + ResultStream},
 		{"a direct read of bob's result", "$JS.API.DIRECT.GET." + ResultStream},
@@ -339,19 +339,19 @@ func TestServer_observerPermissions(t *testing.T) {
 		// What a worker may do.
 		{"a result under its own name", WorkerResultSubject("job1", "ops")},
 		{"a result under alice's name", WorkerResultSubject("job1", "alice")},
-		{"binding the workers' consumer", "$JS.API.CONSUMER.INFO." + TaskStream + "." + WorkerConsumer},
-		{"a task pull", "$JS.API.CONSUMER.MSG.NEXT." + TaskStream + "." + WorkerConsumer},
-		{"an ack of a task", fmt.Sprintf("$JS.ACK.%s.%s.1.1.1.0.0", TaskStream, WorkerConsumer)},
+		{"binding the workers' consumer", "$JS.API.CONSUMER.INFO." + TaskStream + "." + LaneConsumer(0)},
+		{"a task pull", "$JS.API.CONSUMER.MSG.NEXT." + TaskStream + "." + LaneConsumer(0)},
+		{"an ack of a task", fmt.Sprintf("$JS.ACK.%s.%s.1.1.1.0.0", TaskStream, LaneConsumer(0))},
 		{"binding the result stream", "$JS.API.STREAM.INFO." + ResultStream},
 		{"a status of its own", kv + workerKey("ops")},
 		{"alice's status", kv + workerKey("alice")},
 		// What only the coordinator may do.
 		{"the job's status", kv + jobKey("job1")},
-		{"a task", TaskSubject("job1")},
+		{"a task", TaskLaneSubject("job1", 0)},
 		{"a purge of the task stream", "$JS.API.STREAM.PURGE." + TaskStream},
 		{"a deletion of the task stream", "$JS.API.STREAM.DELETE." + TaskStream},
 		{"a stream of its own", "$JS.API.STREAM.CREATE.MINE"},
-		{"a deletion of the workers' consumer", "$JS.API.CONSUMER.DELETE." + TaskStream + "." + WorkerConsumer},
+		{"a deletion of the workers' consumer", "$JS.API.CONSUMER.DELETE." + TaskStream + "." + LaneConsumer(0)},
 		{"a consumer on the results", "$JS.API.CONSUMER.CREATE." + ResultStream},
 		{"a read of bob's result", "$JS.API.STREAM.MSG.GET." + ResultStream},
 		{"a direct read of bob's result", "$JS.API.DIRECT.GET." + ResultStream},
@@ -567,7 +567,7 @@ func TestServer_workerAckLimit(t *testing.T) {
 	nc, _ := rawConn(t, k.srv.ClientURL(), k.keys["alice"], "alice")
 	// $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>:
 	// the first delivery of the consumer, at the task's stream sequence.
-	ack := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.1.0.0", TaskStream, WorkerConsumer, m.Seq)
+	ack := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.1.0.0", TaskStream, LaneConsumer(0), m.Seq)
 	if err := nc.Publish(ack, []byte("+ACK")); err != nil {
 		t.Fatal(err)
 	}

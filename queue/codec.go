@@ -75,6 +75,11 @@ type Task struct {
 	TaskID        uint64   // unique within the job
 	Width, Height uint8    // board size
 	Keys          []uint64 // solver position keys (solver.Position.Key), 1..MaxKeys
+
+	// How the task is delivered, not what it is: carried by its subject
+	// and a header, not by the message body (lanes.go).
+	Lane     int // the lane of the task stream it goes in, 0..Lanes-1
+	LaneLeft int // tasks of its lane its coordinator has still to publish
 }
 
 // Result is the exact scores of the positions of one task, as one worker
@@ -157,6 +162,9 @@ func (t *Task) Validate() error {
 	}
 	if len(t.Keys) == 0 || len(t.Keys) > MaxKeys {
 		return malformed("task %s/%d: %d keys, want 1..%d", t.JobID, t.TaskID, len(t.Keys), MaxKeys)
+	}
+	if t.Lane < 0 || t.Lane >= Lanes || t.LaneLeft < 0 {
+		return malformed("task %s/%d: lane %d with %d left, want a lane 0..%d", t.JobID, t.TaskID, t.Lane, t.LaneLeft, Lanes-1)
 	}
 	return nil
 }

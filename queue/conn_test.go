@@ -312,7 +312,7 @@ func TestTaskMsg_ack_connectionLost(t *testing.T) {
 	publishTasks(t, coord, testTask(t, "j1", 1, 2))
 	m := nextTask(t, taskSource(t, worker))
 	ctx := testCtx(t, 30*time.Second)
-	if err := coord.js.DeleteConsumer(ctx, TaskStream, WorkerConsumer); err != nil {
+	if err := coord.js.DeleteConsumer(ctx, TaskStream, LaneConsumer(0)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := coord.RepairQueue(ctx, testStreams, "j1"); err != nil {

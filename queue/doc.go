@@ -4,10 +4,10 @@
 //
 // # Topology
 //
-//	coordinator --PublishTasks--> C4BOOK_TASKS   "c4book.tasks.<job>"   (work queue)
-//	                                   |  durable pull consumer "c4book-workers",
-//	                                   v  shared by every worker
-//	worker      <--TaskSource.Next-----+
+//	coordinator --PublishTasks--> C4BOOK_TASKS   "c4book.tasks.<job>.<lane>"   (work queue)
+//	                                   |  64 lanes, a durable pull consumer each,
+//	                                   v  "c4book-lane-00".."c4book-lane-63"
+//	worker      <--TaskSource.Next-----+  from one lane at a time (lanes.go)
 //	worker      --PublishResult-->  C4BOOK_RESULTS "c4book.results.<job>.<worker>" (work queue)
 //	                                   |  durable pull consumer "c4book-coord-<job>",
 //	                                   v  one per job, filtered on the job's subjects
@@ -15,9 +15,12 @@
 //
 //	both        <-> KV bucket "c4book-status": "job.<job>" and "worker.<id>" (JSON)
 //
-// A worker pulls one task at a time (AckWait starts when the server
-// delivers, so a worker never holds a task it is not working on), sends
-// InProgress while it solves, publishes the result and then acks the task.
+// A coordinator puts each stretch of its job's order in a lane, and a
+// worker takes whole lanes, so that its table sees the neighbours of its
+// tasks (lanes.go). A worker thread pulls one task at a time, and the next
+// while it solves one (AckWait starts when the server delivers, so a
+// worker holds no task it will not start soon), sends InProgress while it
+// holds a task, publishes the result and then acks the task.
 // A task whose worker dies is redelivered after AckWait; a task delivered
 // MaxDeliver times without an ack stays in the stream and the server emits
 // an advisory, which WatchMaxDeliveries turns into a call, so the
@@ -43,7 +46,8 @@
 //
 // The files: server.go (embedded server), auth.go (the keys of workers and
 // observers, and their permissions), conn.go (connecting),
-// subjects.go (names and ids), streams.go (stream and consumer setup),
+// subjects.go (names and ids), lanes.go (the lanes of the task stream,
+// and how a worker chooses its lane), streams.go (stream and consumer setup),
 // codec.go (message format), tasks.go (coordinator and worker sides of
 // tasks, failed tasks), results.go (results), pull.go (pulling and
 // publishing with retries), status.go (the status bucket), errors.go

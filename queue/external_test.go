@@ -168,7 +168,7 @@ func TestExternalServer_workerKeys(t *testing.T) {
 	for _, subject := range []string{
 		WorkerResultSubject("job1", "bob"),
 		"$JS.API.STREAM.PURGE." + TaskStream,
-		"$JS.API.CONSUMER.DELETE." + TaskStream + "." + WorkerConsumer,
+		"$JS.API.CONSUMER.DELETE." + TaskStream + "." + LaneConsumer(0),
 		"$JS.API.STREAM.MSG.GET." + ResultStream,
 	} {
 		if _, err := nc.RequestWithContext(testCtx(t, 300*time.Millisecond), subject, []byte("{}")); err == nil {
@@ -193,7 +193,7 @@ func TestExternalServer_workerKeys(t *testing.T) {
 	for _, subject := range []string{
 		"$KV." + StatusBucket + "." + workerKey("ops"),
 		"$JS.API.CONSUMER.CREATE." + statusStream + ".w1.$KV." + StatusBucket + ".>",
-		"$JS.API.CONSUMER.MSG.NEXT." + TaskStream + "." + WorkerConsumer,
+		"$JS.API.CONSUMER.MSG.NEXT." + TaskStream + "." + LaneConsumer(0),
 	} {
 		if _, err := nc.RequestWithContext(testCtx(t, 300*time.Millisecond), subject, []byte("{}")); err == nil {
 			t.Errorf("%s: answered", subject)

@@ -29,6 +29,61 @@ const (
 	pullRetryDelay = 500 * time.Millisecond
 )
 
+// pullWithin waits up to wait for one message of cons, nil if none came;
+// a wait of 0 takes only a message waiting already. A wait of at least
+// minPullWait is one pull request; failures are as for pullOne, but for
+// the end of the wait.
+func (c *Conn) pullWithin(ctx context.Context, cons jetstream.Consumer, what string, wait time.Duration) (jetstream.Msg, error) {
+	if wait < minPullWait {
+		batch, err := cons.FetchNoWait(1)
+		if err == nil {
+			for m := range batch.Messages() {
+				return m, nil
+			}
+			err = batch.Error()
+		}
+		if err == nil || errors.Is(err, jetstream.ErrNoMessages) {
+			return nil, nil
+		}
+		if err := c.pullError(ctx, err, what); err != nil {
+			return nil, err
+		}
+		// A passing failure: pause, so that a caller does not spin.
+		return nil, sleep(ctx, pullRetryDelay)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	m, err := c.pullOne(wctx, cons, what)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return nil, nil // the wait is over
+	}
+	return m, err
+}
+
+// pullError returns err, the failure of a pull for what under ctx, as
+// pullOne returns it; nil for a failure that is part of waiting.
+func (c *Conn) pullError(ctx context.Context, err error, what string) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if c.closed.Err() != nil {
+		return fmt.Errorf("queue: %s: %w", what, ErrClosed)
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout),
+		errors.Is(err, jetstream.ErrNoHeartbeat), errors.Is(err, jetstream.ErrNoMessages):
+		return nil
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionDraining):
+		return fmt.Errorf("queue: %s: %w", what, ErrClosed)
+	case errors.Is(err, jetstream.ErrConsumerNotFound), errors.Is(err, jetstream.ErrConsumerDeleted),
+		errors.Is(err, jetstream.ErrStreamNotFound):
+		return c.notReady(what, err)
+	case transient(err):
+		return nil
+	}
+	return fmt.Errorf("queue: %s: %w", what, err)
+}
+
 // pullOne waits for one message of cons until ctx is done. Timeouts and
 // missing heartbeats are part of waiting; disconnections are waited out.
 // It returns ctx's error when ctx is done, an error wrapping ErrClosed as

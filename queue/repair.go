@@ -8,7 +8,7 @@ import (
 )
 
 // Repair. Whoever holds the operator's credentials may delete what
-// EnsureStreams sets up: the task stream, the workers' consumer, the
+// EnsureStreams sets up: the task stream, a lane's consumer, the
 // result stream, the status bucket, a job's result consumer. A job would
 // then wait for ever: no task is delivered, no result stored. The
 // coordinator looks for them while it runs (RepairQueue) and sets up
@@ -17,7 +17,7 @@ import (
 // Parts of the queue RepairQueue may set up again, as it names them.
 const (
 	PartTaskStream     = "the task stream " + TaskStream
-	PartWorkerConsumer = "the workers' consumer " + WorkerConsumer
+	PartLaneConsumers  = "the consumers of the task lanes " + laneConsumerPrefix + "NN"
 	PartResultStream   = "the result stream " + ResultStream
 	PartStatusBucket   = "the status bucket " + StatusBucket
 	PartResultConsumer = "the job's result consumer"
@@ -51,12 +51,15 @@ func (c *Conn) RepairQueue(ctx context.Context, cfg StreamConfig, job string) ([
 		return nil, err
 	}
 	if err == nil {
-		_, err = tasks.Consumer(ctx, WorkerConsumer)
-		if err := check(PartWorkerConsumer, err); err != nil {
+		lanes, err := c.laneConsumersFound(ctx, tasks)
+		if err != nil {
 			return nil, err
 		}
+		if lanes < Lanes {
+			missing = append(missing, PartLaneConsumers)
+		}
 	} else if gone(err) {
-		missing = append(missing, PartWorkerConsumer) // gone with its stream
+		missing = append(missing, PartLaneConsumers) // gone with their stream
 	}
 	results, err := c.js.Stream(ctx, ResultStream)
 	if err := check(PartResultStream, err); err != nil {
@@ -87,4 +90,20 @@ func (c *Conn) RepairQueue(ctx context.Context, cfg StreamConfig, job string) ([
 		}
 	}
 	return missing, nil
+}
+
+// laneConsumersFound returns how many of the lanes' consumers the task
+// stream has.
+func (c *Conn) laneConsumersFound(ctx context.Context, tasks jetstream.Stream) (int, error) {
+	found := 0
+	names := tasks.ConsumerNames(ctx)
+	for name := range names.Name() {
+		if _, ok := parseLaneConsumer(name); ok {
+			found++
+		}
+	}
+	if err := names.Err(); err != nil {
+		return 0, c.notReady("look for "+PartLaneConsumers, err)
+	}
+	return found, nil
 }

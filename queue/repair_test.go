@@ -27,8 +27,8 @@ func TestConn_RepairQueue(t *testing.T) {
 		delete func() error
 		want   []string
 	}{
-		{"the workers' consumer", func() error { return c.js.DeleteConsumer(ctx, TaskStream, WorkerConsumer) }, []string{PartWorkerConsumer}},
-		{"the task stream", func() error { return c.js.DeleteStream(ctx, TaskStream) }, []string{PartTaskStream, PartWorkerConsumer}},
+		{"the workers' consumer", func() error { return c.js.DeleteConsumer(ctx, TaskStream, LaneConsumer(0)) }, []string{PartLaneConsumers}},
+		{"the task stream", func() error { return c.js.DeleteStream(ctx, TaskStream) }, []string{PartTaskStream, PartLaneConsumers}},
 	} {
 		if err := tc.delete(); err != nil {
 			t.Fatalf("deleting %s: %v", tc.name, err)
@@ -37,7 +37,7 @@ func TestConn_RepairQueue(t *testing.T) {
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("RepairQueue after deleting %s = %q, %v; want %q", tc.name, got, err, tc.want)
 		}
-		if _, err := c.js.Consumer(ctx, TaskStream, WorkerConsumer); err != nil {
+		if _, err := c.js.Consumer(ctx, TaskStream, LaneConsumer(0)); err != nil {
 			t.Errorf("after deleting %s and RepairQueue: the workers' consumer: %v", tc.name, err)
 		}
 	}
@@ -56,10 +56,10 @@ func TestTaskMsg_ackConsumerMadeAgain(t *testing.T) {
 	publishTasks(t, coord, testTask(t, "j1", 1, 2), testTask(t, "j1", 2, 2))
 	m := nextTask(t, taskSource(t, worker))
 	ctx := testCtx(t, 30*time.Second)
-	if err := coord.js.DeleteConsumer(ctx, TaskStream, WorkerConsumer); err != nil {
+	if err := coord.js.DeleteConsumer(ctx, TaskStream, LaneConsumer(0)); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := coord.RepairQueue(ctx, testStreams, "j1"); err != nil || !slices.Contains(got, PartWorkerConsumer) {
+	if got, err := coord.RepairQueue(ctx, testStreams, "j1"); err != nil || !slices.Contains(got, PartLaneConsumers) {
 		t.Fatalf("RepairQueue = %q, %v; want the workers' consumer among them", got, err)
 	}
 	err := m.Ack(ctx)

@@ -128,7 +128,7 @@ func (s *ResultSource) Fetch(ctx context.Context, max int) (msgs []*ResultMsg, b
 
 // decode decodes m, terminating it if it does not decode.
 func (s *ResultSource) decode(m jetstream.Msg) (*ResultMsg, *DecodeError) {
-	rm := &ResultMsg{reply: jsReplier{s.c, m}, data: m.Data()}
+	rm := &ResultMsg{reply: jsReplier{c: s.c, m: m}, data: m.Data()}
 	if h := m.Headers(); h != nil {
 		rm.signature = h.Get(signatureHeader)
 	}

@@ -48,11 +48,11 @@ func TestServer_hostileLogLines(t *testing.T) {
 	const n = 2000
 	start := time.Now()
 	for i := range n {
-		ack := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.%d.0.0", TaskStream, WorkerConsumer, 100000+i, 100000+i)
+		ack := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.%d.0.0", TaskStream, LaneConsumer(0), 100000+i, 100000+i)
 		if err := nc.Publish(ack, []byte("+ACK")); err != nil {
 			t.Fatal(err)
 		}
-		if err := nc.Publish(TaskSubject("job1"), []byte("x")); err != nil {
+		if err := nc.Publish(TaskLaneSubject("job1", 0), []byte("x")); err != nil {
 			t.Fatal(err)
 		}
 	}

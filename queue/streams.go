@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,11 +51,11 @@ const (
 
 	// minAckWait is the least StreamConfig.AckWait.
 	minAckWait = time.Second
-	// taskMaxAckPending is the most tasks delivered and not yet acked,
-	// over all workers: each worker thread holds one, so this is the
-	// number of worker threads the queue serves at once.
+	// taskMaxAckPending is the most tasks of a lane delivered and not yet
+	// acked, over all workers: each worker thread holds one or two, so
+	// this bounds the worker threads one lane serves at once.
 	taskMaxAckPending = 10_000
-	// taskMaxWaiting is the most pull requests waiting on the task
+	// taskMaxWaiting is the most pull requests waiting on a lane's
 	// consumer at once: one per idle worker thread. It cannot be changed
 	// once the consumer exists.
 	taskMaxWaiting = 4096
@@ -131,11 +132,14 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 			}
 		}
 	}
+	if err := c.dropOneQueue(ctx); err != nil {
+		return err
+	}
 	for _, sc := range []jetstream.StreamConfig{
 		{
 			Name:        TaskStream,
-			Description: "c4book: tasks (positions to solve), one subject per job",
-			Subjects:    []string{taskSubjectPrefix + "*"},
+			Description: "c4book: tasks (positions to solve), one subject per job and lane",
+			Subjects:    []string{taskSubjectPrefix + "*.*"},
 			Retention:   jetstream.WorkQueuePolicy,
 			Storage:     jetstream.FileStorage,
 			Duplicates:  DuplicateWindow,
@@ -168,19 +172,8 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 		c.streams[sc.Name] = s
 		c.mu.Unlock()
 	}
-	_, err := c.js.CreateOrUpdateConsumer(ctx, TaskStream, jetstream.ConsumerConfig{
-		Durable:       WorkerConsumer,
-		Description:   "c4book: the task queue every worker pulls from",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       cfg.AckWait,
-		MaxDeliver:    cfg.MaxDeliver,
-		BackOff:       taskBackOff(cfg),
-		MaxAckPending: taskMaxAckPending,
-		MaxWaiting:    taskMaxWaiting,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
-	if err != nil {
-		return c.notReady("create consumer "+WorkerConsumer, err)
+	if err := c.ensureLanes(ctx, cfg); err != nil {
+		return err
 	}
 	kv, err := c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:         StatusBucket,
@@ -196,5 +189,55 @@ func (c *Conn) EnsureStreams(ctx context.Context, cfg StreamConfig) error {
 	c.mu.Lock()
 	c.kv = kv
 	c.mu.Unlock()
+	return nil
+}
+
+// oneQueueConsumer is the consumer of the task stream before lanes, which
+// every worker pulled from.
+const oneQueueConsumer = "c4book-workers"
+
+// dropOneQueue deletes what a coordinator before lanes set up in the task
+// stream: its one consumer, which takes every subject and so forbids the
+// lanes' (a work-queue stream's consumers may not overlap), and its tasks,
+// on subjects "c4book.tasks.<job>" no lane takes. Their coordinators and
+// workers cannot work with this version's.
+func (c *Conn) dropOneQueue(ctx context.Context) error {
+	s, err := c.js.Stream(ctx, TaskStream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil
+	}
+	if err != nil {
+		return c.notReady("look at stream "+TaskStream, err)
+	}
+	if err := s.DeleteConsumer(ctx, oneQueueConsumer); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return c.notReady("delete the consumer "+oneQueueConsumer+" of the task queue before lanes", err)
+	}
+	if slices.Equal(s.CachedInfo().Config.Subjects, []string{taskSubjectPrefix + "*"}) {
+		if err := s.Purge(ctx); err != nil {
+			return c.notReady("purge the tasks of the queue before lanes", err)
+		}
+	}
+	return nil
+}
+
+// ensureLanes creates the consumer of each lane, or updates it to cfg.
+func (c *Conn) ensureLanes(ctx context.Context, cfg StreamConfig) error {
+	for lane := range Lanes {
+		_, err := c.js.CreateOrUpdateConsumer(ctx, TaskStream, jetstream.ConsumerConfig{
+			Durable:       LaneConsumer(lane),
+			Description:   fmt.Sprintf("c4book: lane %d of the task queue, which one worker at a time pulls from (the tail: several)", lane),
+			FilterSubject: laneFilter(lane),
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       cfg.AckWait,
+			MaxDeliver:    cfg.MaxDeliver,
+			BackOff:       taskBackOff(cfg),
+			MaxAckPending: taskMaxAckPending,
+			MaxWaiting:    taskMaxWaiting,
+			DeliverPolicy: jetstream.DeliverAllPolicy,
+		})
+		if err != nil {
+			return c.notReady("create consumer "+LaneConsumer(lane), err)
+		}
+	}
 	return nil
 }

@@ -21,7 +21,7 @@ func TestConn_EnsureStreams(t *testing.T) {
 	if err := c.EnsureStreams(ctx, StreamConfig{AckWait: 20 * time.Second, MaxDeliver: 6}); err != nil {
 		t.Fatalf("EnsureStreams again: %v", err)
 	}
-	cons, err := c.js.Consumer(ctx, TaskStream, WorkerConsumer)
+	cons, err := c.js.Consumer(ctx, TaskStream, LaneConsumer(0))
 	if err != nil {
 		t.Fatal(err)
 	}

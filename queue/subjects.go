@@ -9,10 +9,9 @@ import (
 // Names of the JetStream objects. They are part of the protocol between a
 // coordinator and its workers: changing one strands the other side.
 const (
-	TaskStream     = "C4BOOK_TASKS"   // stream of tasks, subjects "c4book.tasks.<job>"
-	ResultStream   = "C4BOOK_RESULTS" // stream of results, subjects "c4book.results.<job>.<worker>"
-	WorkerConsumer = "c4book-workers" // the durable consumer every worker pulls tasks from
-	StatusBucket   = "c4book-status"  // KV bucket of job and worker status
+	TaskStream   = "C4BOOK_TASKS"   // stream of tasks, subjects "c4book.tasks.<job>.<lane>", a consumer per lane (lanes.go)
+	ResultStream = "C4BOOK_RESULTS" // stream of results, subjects "c4book.results.<job>.<worker>"
+	StatusBucket = "c4book-status"  // KV bucket of job and worker status
 
 	taskSubjectPrefix   = "c4book.tasks."
 	resultSubjectPrefix = "c4book.results."
@@ -22,8 +21,8 @@ const (
 	statusStream = "KV_" + StatusBucket
 
 	// maxDeliveriesAdvisory is the subject on which the server announces a
-	// task that reached MaxDeliver.
-	maxDeliveriesAdvisory = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + TaskStream + "." + WorkerConsumer
+	// task that reached MaxDeliver, in any lane.
+	maxDeliveriesAdvisory = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + TaskStream + ".*"
 
 	// senderHeader names the publisher of a message ("coordinator" or the
 	// worker id), so that a message that does not decode can still be
@@ -37,7 +36,8 @@ const (
 	MaxWorkerIDLen = 128 // bytes in a worker id
 )
 
-// TaskSubject returns the subject of the tasks of job: "c4book.tasks.<job>".
+// TaskSubject returns the prefix of the subjects of the tasks of job:
+// "c4book.tasks.<job>", followed by a lane (TaskLaneSubject).
 func TaskSubject(job string) string { return taskSubjectPrefix + job }
 
 // ResultSubject returns the subject of the results of job as workers

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -105,7 +107,9 @@ func taskMsg(t *Task) (*nats.Msg, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("queue: publish tasks: %w", err)
 	}
-	return newMsg(TaskSubject(t.JobID), coordinatorSender, data), taskMsgID(t.JobID, t.TaskID), nil
+	m := newMsg(TaskLaneSubject(t.JobID, t.Lane), coordinatorSender, data)
+	m.Header.Set(laneLeftHeader, strconv.Itoa(t.LaneLeft))
+	return m, taskMsgID(t.JobID, t.TaskID), nil
 }
 
 // PurgeTasks removes every task of job from the task stream, delivered or
@@ -119,7 +123,7 @@ func (c *Conn) PurgeTasks(ctx context.Context, job string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Purge(ctx, jetstream.WithPurgeSubject(TaskSubject(job))); err != nil {
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(TaskSubject(job)+".*")); err != nil {
 		return c.notReady("purge tasks of "+job, err)
 	}
 	return nil
@@ -152,51 +156,97 @@ func (c *Conn) RemoveJob(ctx context.Context, job string) error {
 	return c.closeJobSubjects(ctx, s, job)
 }
 
-// TaskSource hands tasks to a worker, one at a time, from the consumer
-// shared by all workers. It is safe for concurrent use: each worker thread
-// calls Next when it is ready for a task.
+// TaskSource hands tasks to a worker, from one lane at a time (lanes.go):
+// the lane it is in while that lane has tasks, then the lane chooseLane
+// picks. It is safe for concurrent use: each worker thread calls Next when
+// it is ready for a task, and the threads of a worker share its lane.
 type TaskSource struct {
-	c    *Conn
-	cons jetstream.Consumer
+	c *Conn
 
-	mu      sync.Mutex
-	ackWait time.Duration // as last read from the consumer
-	readAt  time.Time     // when
+	mu       sync.Mutex
+	lane     int                       // the lane the worker is in; -1 for none yet
+	laneOpen bool                      // the last task of lane said more will come
+	cons     [Lanes]jetstream.Consumer // bound lanes
+	held     [Lanes]int                // tasks delivered and not answered yet, by lane
+	waiting  [Lanes]int                // pull requests of this source waiting, by lane
+	lookedAt time.Time                 // when the lanes were last looked at
+	ackWait  time.Duration             // as last read from a lane's consumer
+	readAt   time.Time                 // when
+
+	choosing sync.Mutex // held by the thread looking at the lanes
 }
 
-// ackWaitFresh is how long TaskSource.AckWait trusts the AckWait it read.
-const ackWaitFresh = 5 * time.Second
+// Timing of TaskSource's lanes.
+const (
+	// ackWaitFresh is how long TaskSource.AckWait trusts the AckWait it
+	// read.
+	ackWaitFresh = 5 * time.Second
+	// laneLookEvery is how often a worker looks whether another worker
+	// works in its lane while a lane nobody works in has tasks (two
+	// workers that chose at the same moment), and moves if so.
+	laneLookEvery = 2 * time.Second
+)
 
-// Tasks binds to the workers' task consumer. The error wraps ErrNotReady
-// when the coordinator has not created it yet (EnsureStreams); a worker
-// retries later.
+// Tasks binds to the task lanes. The error wraps ErrNotReady when the
+// coordinator has not created them yet (EnsureStreams); a worker retries
+// later.
 func (c *Conn) Tasks(ctx context.Context) (*TaskSource, error) {
-	cons, err := c.js.Consumer(ctx, TaskStream, WorkerConsumer)
-	if err != nil {
-		return nil, c.notReady("bind consumer "+WorkerConsumer, err)
+	s := &TaskSource{c: c, lane: -1}
+	if _, err := s.consumer(ctx, 0); err != nil {
+		return nil, err
 	}
-	return &TaskSource{c: c, cons: cons}, nil
+	return s, nil
 }
 
-// AckWait returns the consumer's AckWait, as the last coordinator to start
-// set it, read again when the last reading is over a few seconds old: a
-// worker must report progress on a task more often than that. While the
-// server does not answer, it returns the last value read.
+// consumer returns the consumer of lane, bound on first use.
+func (s *TaskSource) consumer(ctx context.Context, lane int) (jetstream.Consumer, error) {
+	s.mu.Lock()
+	cons := s.cons[lane]
+	s.mu.Unlock()
+	if cons != nil {
+		return cons, nil
+	}
+	cons, err := s.c.js.Consumer(ctx, TaskStream, LaneConsumer(lane))
+	if err != nil {
+		return nil, s.c.notReady("bind consumer "+LaneConsumer(lane), err)
+	}
+	s.mu.Lock()
+	s.cons[lane] = cons
+	if s.readAt.IsZero() {
+		s.ackWait, s.readAt = cons.CachedInfo().Config.AckWait, time.Now()
+	}
+	s.mu.Unlock()
+	return cons, nil
+}
+
+// AckWait returns the task consumers' AckWait, as the last coordinator to
+// start set it, read again when the last reading is over a few seconds
+// old: a worker must report progress on a task more often than that. While
+// the server does not answer, it returns the last value read.
 func (s *TaskSource) AckWait() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.readAt.IsZero() {
-		s.ackWait, s.readAt = s.cons.CachedInfo().Config.AckWait, time.Now()
-	}
 	if time.Since(s.readAt) > ackWaitFresh {
 		s.readAt = time.Now()
+		cons := s.cons[max(s.lane, 0)]
+		if cons == nil {
+			return s.ackWait
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		if info, err := s.cons.Info(ctx); err == nil {
+		if info, err := cons.Info(ctx); err == nil {
 			s.ackWait = info.Config.AckWait
 		}
 	}
 	return s.ackWait
+}
+
+// Lane returns the lane the source takes its tasks from, -1 before its
+// first task.
+func (s *TaskSource) Lane() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lane
 }
 
 // Next waits for the next task until ctx is done. It pulls exactly one
@@ -204,19 +254,109 @@ func (s *TaskSource) AckWait() time.Duration {
 // when ready to work on the task, and report progress with InProgress
 // while solving.
 //
+// It pulls from the worker's lane; from a lane that said it has no more
+// tasks, without waiting; and from a lane that will get more, waiting for
+// them up to pullWait. A lane that gives nothing is left for the one
+// chooseLane picks; with no task in any lane, Next waits on the lane it
+// would take first and looks at every lane again every pullWait.
+//
 // A message that does not decode is terminated (never delivered again) and
 // returned as a *DecodeError, which wraps ErrMalformed; the source keeps
 // working, and the worker logs the error and calls Next again. Other errors:
-// ctx's error, ErrClosed, ErrNotReady (the consumer was deleted).
+// ctx's error, ErrClosed, ErrNotReady (a lane's consumer was deleted).
 //
 // A task that the server delivers just as ctx ends is not lost: nobody
 // receives it, and it is delivered again after AckWait.
 func (s *TaskSource) Next(ctx context.Context) (*TaskMsg, error) {
-	m, err := s.c.pullOne(ctx, s.cons, "next task")
-	if err != nil {
-		return nil, err
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := s.lookAgain(ctx); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		lane, open := s.lane, s.laneOpen
+		s.mu.Unlock()
+		wait := time.Duration(0) // a lane with no more to come: only what it has
+		if open || lane < 0 {
+			wait = pullWait
+		}
+		m, err := s.pull(ctx, max(lane, 0), wait)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			return s.take(max(lane, 0), m)
+		}
+		// Nothing in the lane: another, if one has tasks.
+		s.mu.Lock()
+		if s.lane == lane {
+			s.laneOpen = false
+			s.lookedAt = time.Time{}
+		}
+		s.mu.Unlock()
 	}
-	tm := &TaskMsg{reply: jsReplier{s.c, m}}
+}
+
+// lookAgain chooses the worker's lane when it has none with tasks to come,
+// or when it is time to look whether another worker shares it
+// (laneLookEvery). One thread looks; the others wait for its choice.
+func (s *TaskSource) lookAgain(ctx context.Context) error {
+	s.mu.Lock()
+	due := !s.laneOpen || time.Since(s.lookedAt) > laneLookEvery
+	s.mu.Unlock()
+	if !due {
+		return nil
+	}
+	s.choosing.Lock()
+	defer s.choosing.Unlock()
+	s.mu.Lock()
+	cur, open, lookedAt := s.lane, s.laneOpen, s.lookedAt
+	s.mu.Unlock()
+	if open && time.Since(lookedAt) <= laneLookEvery {
+		return nil // another thread looked meanwhile
+	}
+	lanes, err := s.laneStates(ctx)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrClosed) || errors.Is(err, ErrNotReady) {
+			return err
+		}
+		// The server did not answer: wait on the lane we are in, and
+		// look again later.
+		s.c.log.Debug("queue: looking at the task lanes", "err", err)
+		s.mu.Lock()
+		s.lane, s.laneOpen, s.lookedAt = max(cur, 0), true, time.Now()
+		s.mu.Unlock()
+		return nil
+	}
+	next := cur
+	switch {
+	case !open || cur < 0:
+		// A lane with tasks, or, with none anywhere, the lane we are in:
+		// either way, wait on it (open) for up to pullWait.
+		if next = chooseLane(lanes, cur); next < 0 {
+			next = max(cur, 0)
+		}
+		open = true
+	case lanes[cur].busy() && rand.IntN(2) == 0:
+		// Another worker chose this lane too: one of the two moves, to a
+		// lane nobody works in.
+		if l := chooseLane(lanes, cur); l >= 0 && lanes[l].free() {
+			next = l
+		}
+	}
+	s.mu.Lock()
+	s.lane, s.laneOpen, s.lookedAt = next, open, time.Now()
+	s.mu.Unlock()
+	return nil
+}
+
+// take returns the task m delivered from lane, counting it held until it
+// is answered; a message that does not decode is terminated and returned
+// as a *DecodeError.
+func (s *TaskSource) take(lane int, m jetstream.Msg) (*TaskMsg, error) {
+	tm := &TaskMsg{}
 	if md, err := m.Metadata(); err == nil {
 		tm.Seq, tm.Delivered = md.Sequence.Stream, md.NumDelivered
 	}
@@ -227,18 +367,79 @@ func (s *TaskSource) Next(ctx context.Context) (*TaskMsg, error) {
 		}
 		return nil, derr
 	}
+	left, err := strconv.Atoi(m.Headers().Get(laneLeftHeader))
+	s.mu.Lock()
+	s.held[lane]++
+	if s.lane == lane {
+		s.laneOpen = err == nil && left > 0
+	}
+	s.mu.Unlock()
+	var once sync.Once
+	tm.reply = jsReplier{c: s.c, m: m, answered: func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.held[lane]--
+			s.mu.Unlock()
+		})
+	}}
 	return tm, nil
 }
 
+// pull returns the next task message of lane, waiting up to wait for one
+// (none: only one waiting already), or nil if none came.
+func (s *TaskSource) pull(ctx context.Context, lane int, wait time.Duration) (jetstream.Msg, error) {
+	cons, err := s.consumer(ctx, lane)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.waiting[lane]++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.waiting[lane]--
+		s.mu.Unlock()
+	}()
+	return s.c.pullWithin(ctx, cons, "next task", wait)
+}
+
+// laneStates returns the state of every lane, from its consumer, with this
+// source's own tasks and pull requests taken out.
+func (s *TaskSource) laneStates(ctx context.Context) ([]laneState, error) {
+	infos, err := s.c.taskConsumers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lanes := make([]laneState, Lanes)
+	found := 0 // lanes' consumers
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, info := range infos {
+		l, ok := parseLaneConsumer(info.Name)
+		if !ok {
+			continue
+		}
+		found++
+		others := info.NumAckPending - s.held[l] + info.NumWaiting - s.waiting[l]
+		lanes[l] = laneState{pending: info.NumPending, others: max(others, 0)}
+	}
+	if found == 0 {
+		return nil, fmt.Errorf("queue: task lanes: no consumer: %w", ErrNotReady)
+	}
+	return lanes, nil // a lane not found (not made yet, or deleted and not made again yet) has no task
+}
+
 // decodeTask decodes the task in data, published on subject, into t; the
-// task's job must be the subject's.
+// task's job must be the subject's, whose lane it takes.
 func decodeTask(subject string, data []byte, t *Task) error {
 	if err := t.UnmarshalBinary(data); err != nil {
 		return err
 	}
-	if job, ok := strings.CutPrefix(subject, taskSubjectPrefix); !ok || job != t.JobID {
-		return malformed("task %s/%d published on %s, not on %s", t.JobID, t.TaskID, subject, TaskSubject(t.JobID))
+	job, lane, ok := parseTaskSubject(subject)
+	if !ok || job != t.JobID {
+		return malformed("task %s/%d published on %s, not on a lane of %s", t.JobID, t.TaskID, subject, TaskSubject(t.JobID))
 	}
+	t.Lane = lane
 	return nil
 }
 
@@ -318,10 +519,12 @@ type Replier interface {
 	Term() error                   // never deliver again
 }
 
-// jsReplier replies to a JetStream message m delivered on c.
+// jsReplier replies to a JetStream message m delivered on c, and calls
+// answered, if set, after an ack, nak or term.
 type jsReplier struct {
-	c *Conn
-	m jetstream.Msg
+	c        *Conn
+	m        jetstream.Msg
+	answered func()
 }
 
 // ackConfirmWait bounds the wait for the server to confirm an ack. The
@@ -337,14 +540,22 @@ var ackConfirmWait = 10 * time.Second
 
 func (r jsReplier) InProgress() error { return r.m.InProgress() }
 func (r jsReplier) Ack(ctx context.Context) error {
+	defer r.done()
 	actx, cancel := context.WithTimeout(ctx, ackConfirmWait)
 	defer cancel()
 	actx, release := r.c.failOnLoss(actx)
 	defer release()
 	return lossErr(actx, r.m.DoubleAck(actx))
 }
-func (r jsReplier) Nak(delay time.Duration) error { return r.m.NakWithDelay(delay) }
-func (r jsReplier) Term() error                   { return r.m.Term() }
+func (r jsReplier) Nak(delay time.Duration) error { defer r.done(); return r.m.NakWithDelay(delay) }
+func (r jsReplier) Term() error                   { defer r.done(); return r.m.Term() }
+
+// done calls answered, if set.
+func (r jsReplier) done() {
+	if r.answered != nil {
+		r.answered()
+	}
+}
 
 // maxDeliveriesEvent is the part of the server's max-deliveries advisory
 // that we read (io.nats.jetstream.advisory.v1.max_deliver).
@@ -404,19 +615,17 @@ func (c *Conn) StrandedTasks(ctx context.Context, job string) (seqs []uint64, id
 	if err != nil {
 		return nil, false, err
 	}
-	cons, err := s.Consumer(ctx, WorkerConsumer)
+	infos, err := c.taskConsumers(ctx)
 	if err != nil {
-		return nil, false, c.notReady("bind consumer "+WorkerConsumer, err)
+		return nil, false, err
 	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return nil, false, c.notReady("consumer "+WorkerConsumer, err)
-	}
-	if info.NumPending > 0 || info.NumAckPending > 0 {
-		return nil, false, nil
+	for _, info := range infos {
+		if info.NumPending > 0 || info.NumAckPending > 0 {
+			return nil, false, nil
+		}
 	}
 	for seq := uint64(1); ; {
-		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(TaskSubject(job)))
+		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(TaskSubject(job)+".*"))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return seqs, true, nil
 		}
@@ -428,22 +637,84 @@ func (c *Conn) StrandedTasks(ctx context.Context, job string) (seqs []uint64, id
 	}
 }
 
-// TasksWaiting returns the number of tasks, of any job, in the task
-// stream and not delivered to any worker yet.
-func (c *Conn) TasksWaiting(ctx context.Context) (uint64, error) {
-	s, err := c.stream(ctx, TaskStream)
+// LanesWaiting returns, for each lane, the number of its tasks, of any
+// job, not delivered to any worker yet.
+func (c *Conn) LanesWaiting(ctx context.Context) ([]uint64, error) {
+	infos, err := c.taskConsumers(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	cons, err := s.Consumer(ctx, WorkerConsumer)
-	if err != nil {
-		return 0, c.notReady("bind consumer "+WorkerConsumer, err)
+	waiting := make([]uint64, Lanes)
+	for _, info := range infos {
+		if l, ok := parseLaneConsumer(info.Name); ok {
+			waiting[l] = info.NumPending
+		}
 	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return 0, c.notReady("consumer "+WorkerConsumer, err)
+	return waiting, nil
+}
+
+// consumerList is the server's answer to a request for the consumers of a
+// stream ($JS.API.CONSUMER.LIST.<stream>), one page of it.
+type consumerList struct {
+	Total     int                       `json:"total"`
+	Offset    int                       `json:"offset"`
+	Consumers []*jetstream.ConsumerInfo `json:"consumers"`
+	Error     *struct {
+		Code        int    `json:"code"`
+		ErrCode     int    `json:"err_code"`
+		Description string `json:"description"`
+	} `json:"error"`
+}
+
+// taskConsumers returns the state of the consumers of the task stream:
+// the lanes', in one request (a page of the server's list holds them
+// all), which a worker may make (WorkerPermissions).
+func (c *Conn) taskConsumers(ctx context.Context) ([]*jetstream.ConsumerInfo, error) {
+	var all []*jetstream.ConsumerInfo
+	for {
+		req, _ := json.Marshal(struct {
+			Offset int `json:"offset"`
+		}{len(all)})
+		rctx, cancel := context.WithTimeout(ctx, publishAttemptWait)
+		rctx, release := c.failOnLoss(rctx)
+		m, err := c.nc.RequestWithContext(rctx, "$JS.API.CONSUMER.LIST."+TaskStream, req)
+		err = lossErr(rctx, err)
+		release()
+		cancel()
+		if err != nil {
+			if errors.Is(err, nats.ErrConnectionClosed) {
+				return nil, fmt.Errorf("queue: task lanes: %w", ErrClosed)
+			}
+			return nil, fmt.Errorf("queue: task lanes: %w", err)
+		}
+		var page consumerList
+		if err := json.Unmarshal(m.Data, &page); err != nil {
+			return nil, fmt.Errorf("queue: task lanes: the server's answer: %w", err)
+		}
+		if page.Error != nil {
+			if page.Error.ErrCode == int(jetstream.JSErrCodeStreamNotFound) {
+				return nil, c.notReady("task lanes", jetstream.ErrStreamNotFound)
+			}
+			return nil, fmt.Errorf("queue: task lanes: %s (%d)", page.Error.Description, page.Error.ErrCode)
+		}
+		all = append(all, page.Consumers...)
+		if len(page.Consumers) == 0 || len(all) >= page.Total {
+			return all, nil
+		}
 	}
-	return info.NumPending, nil
+}
+
+// parseLaneConsumer returns the lane whose consumer is named name.
+func parseLaneConsumer(name string) (int, bool) {
+	token, ok := strings.CutPrefix(name, laneConsumerPrefix)
+	if !ok {
+		return 0, false
+	}
+	lane, err := strconv.Atoi(token)
+	if err != nil || lane < 0 || lane >= Lanes || laneToken(lane) != token {
+		return 0, false
+	}
+	return lane, true
 }
 
 // TaskBySeq returns the task at stream sequence seq. The error wraps

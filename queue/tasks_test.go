@@ -321,7 +321,7 @@ func TestTaskSource_Next_malformed(t *testing.T) {
 	t.Parallel()
 	s, coord := setupQueue(t, testStreams)
 	ctx := testCtx(t, 30*time.Second)
-	junk := newMsg(TaskSubject("bad"), "prankster", []byte("T\x01\x07\x06not a task"))
+	junk := newMsg(TaskLaneSubject("bad", 0), "prankster", []byte("T\x01\x07\x06not a task"))
 	if _, err := coord.js.PublishMsg(ctx, junk); err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestTaskSource_Next_malformed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := coord.js.Publish(ctx, TaskSubject("bad"), data); err != nil {
+	if _, err := coord.js.Publish(ctx, TaskLaneSubject("bad", 0), data); err != nil {
 		t.Fatal(err)
 	}
 	publishTasks(t, coord, testTask(t, "good", 1, 2))
@@ -342,11 +342,11 @@ func TestTaskSource_Next_malformed(t *testing.T) {
 		t.Fatalf("Next = %v, want a *DecodeError wrapping ErrMalformed", err)
 	}
 	t.Logf("Next: %v", err)
-	if derr.Subject != "c4book.tasks.bad" || derr.Sender != "prankster" || derr.Seq != 1 {
-		t.Errorf("DecodeError %+v, want subject c4book.tasks.bad, sender prankster, seq 1", derr)
+	if derr.Subject != "c4book.tasks.bad.00" || derr.Sender != "prankster" || derr.Seq != 1 {
+		t.Errorf("DecodeError %+v, want subject c4book.tasks.bad.00, sender prankster, seq 1", derr)
 	}
 	_, err = src.Next(ctx)
-	if !errors.As(err, &derr) || !strings.Contains(err.Error(), "published on c4book.tasks.bad, not on c4book.tasks.other") {
+	if !errors.As(err, &derr) || !strings.Contains(err.Error(), "published on c4book.tasks.bad.00, not on a lane of c4book.tasks.other") {
 		t.Fatalf("Next = %v, want a *DecodeError for a task on another job's subject", err)
 	}
 	m, err := src.Next(ctx)
@@ -392,7 +392,7 @@ func TestTaskSource_Next_closed(t *testing.T) {
 		_, err := src.Next(context.Background())
 		done <- err
 	}()
-	cons, err := coord.js.Consumer(testCtx(t, 10*time.Second), TaskStream, WorkerConsumer)
+	cons, err := coord.js.Consumer(testCtx(t, 10*time.Second), TaskStream, LaneConsumer(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestTaskSource_Next_serverRestart(t *testing.T) {
 		done <- err
 	}()
 	eventually(t, 30*time.Second, "Next waiting for a task", func() bool {
-		info, err := src.cons.Info(testCtx(t, 10*time.Second))
+		info, err := src.cons[0].Info(testCtx(t, 10*time.Second))
 		return err == nil && info.NumWaiting > 0
 	})
 	s1.Shutdown()

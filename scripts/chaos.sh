@@ -198,10 +198,11 @@ results_in() {
 done_of() { echo "$(results_in || echo "?") of $total_tasks tasks done"; }
 
 # redeliveries prints the deliveries of tasks beyond the first of each:
-# the task consumer's delivery sequence minus the last stream sequence it
-# delivered (tasks are delivered in order, each at least once).
+# the deliveries of the task lanes' consumers together minus the tasks
+# the stream has taken (once every task has been delivered, each at
+# least once; before, a figure too low).
 redeliveries() {
-	jsz '[.account_details[]?.stream_detail[]?.consumer_detail[]? | select(.name == "c4book-workers") | .delivered.consumer_seq - .delivered.stream_seq] | first // 0'
+	jsz '[.account_details[]?.stream_detail[]? | select(.name == "C4BOOK_TASKS") | ([.consumer_detail[]? | select(.name | startswith("c4book-lane-")) | .delivered.consumer_seq] | add // 0) - (.state.last_seq // 0) | if . < 0 then 0 else . end] | first // 0'
 }
 
 # connections prints the clients connected to the server.

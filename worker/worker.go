@@ -129,7 +129,7 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 
 	w.threads = make([]*thread, cfg.Concurrency)
 	for i := range w.threads {
-		w.threads[i] = &thread{index: i}
+		w.threads[i] = &thread{index: i, delivering: make(chan struct{}, deliveriesPerThread)}
 	}
 	w.wake = make(chan struct{})
 	var wg sync.WaitGroup
@@ -141,6 +141,7 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 		}()
 	}
 	wg.Wait()
+	w.deliveries.Wait()
 	stopStatus()
 	<-statusDone
 	// Leaving: the status goes at once rather than after its time to live.
@@ -172,6 +173,8 @@ type worker struct {
 	wake  chan struct{} // closed, and made anew, when a thread takes a task
 	err   error         // what stopped the worker, if not ctx or idleness
 
+	deliveries sync.WaitGroup // tasks solved being published and acked
+
 	*Counters
 	took      atomic.Bool   // a thread took a task since the last status
 	shownIdle atomic.Bool   // the last status stored said not busy
@@ -188,19 +191,32 @@ type thread struct {
 	// busy is the solver of the task in the thread's hands, open to
 	// helpers, or nil.
 	busy atomic.Pointer[solver.Solver]
+
+	// delivering holds a token for each of the thread's tasks being
+	// delivered (deliveriesPerThread at most).
+	delivering chan struct{}
 }
 
-// loop takes and solves tasks until ctx is done or the worker is idle.
+// loop takes and solves tasks until ctx is done or the worker is idle. It
+// asks for its next task as soon as it starts on one (fetch), so that the
+// next is at hand when this one is solved, and hands each task solved to
+// a delivery of its own (deliver), which publishes the result and acks
+// the task while the thread goes on: the thread's round trips to the
+// server overlap its solving.
 func (w *worker) loop(ctx context.Context, th *thread) {
 	index := th.index
+	ahead := w.fetch(ctx)
 	for {
-		msg, err := w.nextOrHelp(ctx, th)
+		t := w.awaitOrHelp(ctx, th, ahead)
+		ahead = nil
+		msg, err := t.msg, t.err
 		switch {
 		case ctx.Err() != nil:
 			if err == nil && msg != nil {
 				// Taken as the worker was being stopped: handed back at
 				// once, not left to wait out its AckWait.
 				w.log.Info("interrupted: task handed back", "task", msg.Task.TaskID, "job", msg.Task.JobID)
+				t.stop()
 				w.HandedBack.Add(1)
 				if err := msg.Nak(queue.MinNakDelay); err != nil {
 					w.log.Debug("handing a task back", "error", err)
@@ -223,35 +239,89 @@ func (w *worker) loop(ctx context.Context, th *thread) {
 			} else {
 				w.log.Warn("taking a task", "error", err)
 			}
+			ahead = w.fetch(ctx)
 			continue
 		}
-		w.handle(ctx, th, msg)
+		ahead = w.fetch(ctx)
+		w.handle(ctx, th, msg, t.stop)
 	}
 }
 
-// nextOrHelp is next, helping the other threads with the tasks in their
-// hands meanwhile (solver.Solver.Help): at the end of a job, threads with
-// no task left work on the last hard positions with those that have one,
-// instead of waiting. A task that comes ends the help at once.
-func (w *worker) nextOrHelp(ctx context.Context, th *thread) (*queue.TaskMsg, error) {
+// taken is a task taken from the queue, kept alive (InProgress) until
+// stop is called, or the error of the attempt.
+type taken struct {
+	msg  *queue.TaskMsg
+	stop func()
+	err  error
+}
+
+// fetch starts taking the next task: the channel delivers it, kept alive
+// from the moment it comes, or next's error.
+func (w *worker) fetch(ctx context.Context) <-chan taken {
+	ch := make(chan taken, 1)
+	go func() {
+		msg, err := w.next(ctx)
+		if err != nil {
+			ch <- taken{err: err}
+			return
+		}
+		ch <- taken{msg: msg, stop: w.keep(ctx, msg)}
+	}()
+	return ch
+}
+
+// keep reports progress on msg (InProgress) every heartbeat until the
+// returned stop is called, so that the server does not deliver the task
+// again while it waits for its thread or is being solved or delivered.
+func (w *worker) keep(ctx context.Context, msg *queue.TaskMsg) (stop func()) {
+	kctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(w.heartbeat())
+		defer tick.Stop()
+		for {
+			select {
+			case <-kctx.Done():
+				return
+			case <-tick.C:
+				if err := msg.InProgress(); err != nil {
+					warnUnlessStopped(ctx, w.log.With("task", msg.Task.TaskID, "job", msg.Task.JobID), "reporting progress", err)
+				}
+				tick.Reset(w.heartbeat())
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// awaitOrHelp waits for the task ahead, helping the other threads with
+// the tasks in their hands meanwhile (solver.Solver.Help): at the end of
+// a job, threads with no task left work on the last hard positions with
+// those that have one, instead of waiting. A task that comes ends the
+// help at once.
+func (w *worker) awaitOrHelp(ctx context.Context, th *thread, ahead <-chan taken) taken {
+	select {
+	case t := <-ahead:
+		return t // at hand
+	default:
+	}
 	if len(w.threads) == 1 {
-		return w.next(ctx)
+		return <-ahead
 	}
 	helpCtx, stopHelping := context.WithCancel(ctx)
 	defer stopHelping()
-	type taken struct {
-		msg *queue.TaskMsg
-		err error
-	}
 	got := make(chan taken, 1)
 	go func() {
-		msg, err := w.next(ctx)
-		got <- taken{msg, err}
+		t := <-ahead
+		got <- t
 		stopHelping()
 	}()
 	w.help(helpCtx, th)
-	t := <-got
-	return t.msg, t.err
+	return <-got
 }
 
 // help makes th help the busy threads, one after another, until ctx is
@@ -344,14 +414,15 @@ func (w *worker) next(ctx context.Context) (*queue.TaskMsg, error) {
 	return msg, err
 }
 
-// handle solves one task and publishes its result. A task that cannot be
-// solved (malformed) is terminated; one interrupted by ctx, or whose
-// solving failed, is handed back.
-func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
+// handle solves one task, kept alive until stop, and hands it to deliver.
+// A task that cannot be solved (malformed) is terminated; one interrupted
+// by ctx, or whose solving failed, is handed back.
+func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg, stop func()) {
 	t := &msg.Task
 	log := w.log.With("task", t.TaskID, "job", t.JobID)
 	positions, err := decodeTask(t)
 	if err != nil {
+		stop()
 		log.Warn("malformed task terminated", "error", err)
 		if err := msg.Term(); err != nil {
 			log.Warn("terminating a task", "error", err)
@@ -360,7 +431,6 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 	}
 	log.Debug("task taken", "positions", len(positions), "delivered", msg.Delivered)
 	w.Busy.Add(1)
-	defer w.Busy.Add(-1)
 	w.lastJob.Store(t.JobID)
 	w.took.Store(true)
 	if w.shownIdle.Load() {
@@ -370,30 +440,10 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 		default:
 		}
 	}
-
-	// Keep the task ours while we work on it.
-	hbCtx, stopHeartbeat := context.WithCancel(ctx)
-	hbDone := make(chan struct{})
-	go func() {
-		defer close(hbDone)
-		tick := time.NewTicker(w.heartbeat())
-		defer tick.Stop()
-		for {
-			select {
-			case <-hbCtx.Done():
-				return
-			case <-tick.C:
-				if err := msg.InProgress(); err != nil {
-					log.Warn("reporting progress", "error", err)
-				}
-				tick.Reset(w.heartbeat())
-			}
-		}
-	}()
 	res, err := w.solve(ctx, th, t, positions)
-	stopHeartbeat()
-	<-hbDone
+	w.Busy.Add(-1)
 	if err != nil {
+		stop()
 		if ctx.Err() != nil {
 			log.Info("interrupted: task handed back")
 		} else {
@@ -406,19 +456,48 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg) {
 		return
 	}
 	res.WorkerID = w.cfg.ID
-	if err := w.pub.PublishResult(ctx, res); err != nil {
+	th.delivering <- struct{}{} // at most deliveriesPerThread in flight
+	w.deliveries.Add(1)
+	go func() {
+		defer w.deliveries.Done()
+		defer func() { <-th.delivering }()
+		w.deliver(ctx, msg, res, stop, log, len(positions))
+	}()
+}
+
+// deliveriesPerThread is the most tasks of one thread being delivered
+// (published and acked) at once; a thread with as many waits before it
+// hands over the next, so that a slow server slows the solving down
+// rather than piling results up.
+const deliveriesPerThread = 2
+
+// deliverGrace is how long the delivery of a task solved goes on once the
+// worker is stopped: the result is worth publishing, but a server that
+// does not answer must not hold the worker's exit. A variable for tests.
+var deliverGrace = 5 * time.Second
+
+// deliver publishes res, the result of msg, then acks msg, and counts the
+// task done; stop ends the progress reports on msg. A result it cannot
+// publish hands the task back.
+func (w *worker) deliver(ctx context.Context, msg *queue.TaskMsg, res queue.Result, stop func(), log *slog.Logger, positions int) {
+	defer stop()
+	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	after := context.AfterFunc(ctx, func() { time.AfterFunc(deliverGrace, cancel) })
+	defer after()
+	if err := w.pub.PublishResult(dctx, res); err != nil {
 		warnUnlessStopped(ctx, log, "publishing a result: task handed back", err)
 		w.HandedBack.Add(1)
 		_ = msg.Nak(queue.MinNakDelay)
 		return
 	}
-	if err := msg.Ack(ctx); err != nil {
+	if err := msg.Ack(dctx); err != nil {
 		// The result is out: a second delivery of the task makes a
 		// duplicate result, which the coordinator ignores.
 		warnUnlessStopped(ctx, log, "acking a task", err)
 	}
 	w.Tasks.Add(1)
-	w.Solved.Add(uint64(len(positions)))
+	w.Solved.Add(uint64(positions))
 	w.Nodes.Add(res.Nodes)
 }
 

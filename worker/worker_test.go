@@ -305,6 +305,8 @@ func (r stallingAck) Ack(ctx context.Context) error {
 // hands the unpublished task back; a publication that fails on its own
 // is still a warning.
 func TestRun_stopLogs(t *testing.T) {
+	defer func(d time.Duration) { deliverGrace = d }(deliverGrace)
+	deliverGrace = 50 * time.Millisecond
 	b := solver.MustBoard(5, 4)
 	task := queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: keysOf(t, b, "33", "12")}
 	cases := []struct {
@@ -576,5 +578,112 @@ func TestRun_statusBusyAtOnce(t *testing.T) {
 	}
 	if s := pub.reported()[1]; !s.Busy || s.JobID != "j" {
 		t.Errorf("second status %+v, want busy on job j", s)
+	}
+}
+
+// gatedPublisher's PublishResult waits for its gate to open (or ctx to be
+// done), then records the result.
+type gatedPublisher struct {
+	fakePublisher
+	gate chan struct{}
+}
+
+func (p *gatedPublisher) PublishResult(ctx context.Context, r queue.Result) error {
+	select {
+	case <-p.gate:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return p.fakePublisher.PublishResult(ctx, r)
+}
+
+// countingTasks is fakeTasks that counts the calls to Next.
+type countingTasks struct {
+	fakeTasks
+	mu    sync.Mutex
+	calls int
+}
+
+func (f *countingTasks) Next(ctx context.Context) (*queue.TaskMsg, error) {
+	f.mu.Lock()
+	f.calls++
+	f.mu.Unlock()
+	return f.fakeTasks.Next(ctx)
+}
+
+// TestRun_pipeline: a thread does not wait for the server between tasks.
+// While a task's result waits to be published (here, behind a gate), the
+// thread has taken and solved the next tasks; it asks for the next task
+// as it starts on one, and keeps the tasks it holds alive; the results
+// all go out once the server answers.
+func TestRun_pipeline(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	tasks := &countingTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg, 3)}}
+	rs := []*replies{{}, {}, {}}
+	for i, moves := range []string{"33", "12", "3344"} {
+		tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: uint64(i + 1), Width: 5, Height: 4, Keys: keysOf(t, b, moves)}, uint64(i+1), 1, rs[i])
+	}
+	pub := &gatedPublisher{gate: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error)
+	go func() {
+		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Heartbeat: 10 * time.Millisecond})
+	}()
+	// With the first result held at the gate, the thread goes on: its
+	// two deliveries in flight hold tasks 1 and 2, and it has taken task 3
+	// and asked for a fourth.
+	waitUntil(t, "every task taken and a fourth asked for", func() bool {
+		tasks.mu.Lock()
+		defer tasks.mu.Unlock()
+		return tasks.calls == 4
+	})
+	waitUntil(t, "the tasks held kept alive", func() bool {
+		return rs[0].read(func(r *replies) int { return r.inProgress }) > 0 && rs[2].read(func(r *replies) int { return r.inProgress }) > 0
+	})
+	if n := rs[0].read(func(r *replies) int { return r.acked }); n != 0 {
+		t.Fatalf("task 1 acked %d times before its result was published", n)
+	}
+	close(pub.gate)
+	waitUntil(t, "every task acked", func() bool {
+		n := 0
+		for _, r := range rs {
+			n += r.read(func(r *replies) int { return r.acked })
+		}
+		return n == 3
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(pub.results) != 3 {
+		t.Errorf("%d results, want 3", len(pub.results))
+	}
+}
+
+// TestRun_deliverAfterStop: a task solved when the worker is stopped is
+// still delivered, for up to deliverGrace: its result is not thrown away.
+func TestRun_deliverAfterStop(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, 1)}
+	r := &replies{}
+	tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: keysOf(t, b, "33")}, 1, 1, r)
+	pub := &gatedPublisher{gate: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	var counts Counters
+	go func() {
+		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, Counters: &counts})
+	}()
+	waitUntil(t, "the task solved", func() bool { return counts.Busy.Load() == 0 && len(tasks.msgs) == 0 })
+	time.Sleep(50 * time.Millisecond) // its delivery waits at the gate
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	close(pub.gate) // the server answers, within deliverGrace
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(pub.results) != 1 || r.acked != 1 || r.naked != 0 || counts.Tasks.Load() != 1 {
+		t.Errorf("results %d, acked %d, naked %d, tasks %d; want the solved task delivered", len(pub.results), r.acked, r.naked, counts.Tasks.Load())
 	}
 }

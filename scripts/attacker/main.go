@@ -135,11 +135,11 @@ func (a *attacker) inject(ctx context.Context) {
 	replies := []string{
 		queue.WorkerResultSubject(a.job, a.victim),
 		"$KV.c4book-status.job." + a.job,
-		queue.TaskSubject(a.job),
+		queue.TaskLaneSubject(a.job, 0),
 	}
 	requests := []string{
 		"$JS.API.STREAM.INFO." + queue.ResultStream,
-		"$JS.API.CONSUMER.MSG.NEXT." + queue.TaskStream + "." + queue.WorkerConsumer,
+		"$JS.API.CONSUMER.MSG.NEXT." + queue.TaskStream + "." + queue.LaneConsumer(0),
 	}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -266,7 +266,10 @@ func (a *attacker) acks(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		subject := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.%d.%d.0", queue.TaskStream, queue.WorkerConsumer, seq, seq, time.Now().UnixNano())
+		// The stream's sequence counts up from 1 over every lane; each
+		// lane's consumer counts its own deliveries: guess both.
+		lane := seq % queue.Lanes
+		subject := fmt.Sprintf("$JS.ACK.%s.%s.1.%d.%d.%d.0", queue.TaskStream, queue.LaneConsumer(lane), seq, 1+seq/queue.Lanes, time.Now().UnixNano())
 		body := "+ACK"
 		if seq%2 == 0 {
 			body = "+TERM"

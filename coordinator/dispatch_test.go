@@ -1,0 +1,90 @@
+package coordinator
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/solver"
+)
+
+// TestDispatcher_lanes: the tasks of a job are cut into stretches, one per
+// lane, each published a window at a time in the job's order and saying
+// how many of its lane are still to come; a copy published again goes
+// half the lanes away from its own.
+func TestDispatcher_lanes(t *testing.T) {
+	t.Parallel()
+	const n = 10 * queue.Lanes // 10 tasks a lane
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(i + 1)
+	}
+	tasks := newTaskTable(leavesOf(t, keys, nil), 1)
+	fq := &fakeQueue{}
+	cfg := Config{Queue: fq, Window: 2 * queue.Lanes, Spec: Spec{Board: solver.Standard}}
+	var sum Summary
+	d := newDispatcher(cfg, "j", 1, 1, slog.New(slog.DiscardHandler), &sum, tasks)
+	ctx := context.Background()
+	if err := d.publishMore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(fq.published) != 2*queue.Lanes {
+		t.Fatalf("%d tasks published, want a window of 2 in each of %d lanes", len(fq.published), queue.Lanes)
+	}
+	for _, task := range fq.published {
+		_, _, i := splitTaskID(task.TaskID)
+		l := i / 10
+		if task.Lane != l || i%10 > 1 || task.LaneLeft != 10-(i%10)-1 {
+			t.Errorf("task %d: lane %d, %d left; want the first two tasks of each lane, in lane %d, %d left", i, task.Lane, task.LaneLeft, l, 10-(i%10)-1)
+		}
+	}
+	// Task 0 done: lane 0 gets its next task, task 2, and no other lane.
+	fq.published = nil
+	d.done(0)
+	if err := d.publishMore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(fq.published) != 1 {
+		t.Fatalf("%d tasks published after one done, want 1", len(fq.published))
+	}
+	if task := fq.published[0]; task.Lane != 0 || task.LaneLeft != 7 {
+		t.Errorf("after task 0 done: task %d in lane %d, %d left; want task 2 in lane 0, 7 left", task.TaskID, task.Lane, task.LaneLeft)
+	}
+	// A copy of task 1 goes half the lanes away; the next copy one further.
+	for want := range []int{queue.Lanes / 2, queue.Lanes/2 + 1} {
+		fq.published = nil
+		if err := d.publishAgain(ctx, []int{1}); err != nil {
+			t.Fatal(err)
+		}
+		if len(fq.published) != 1 || fq.published[0].Lane != queue.Lanes/2+want {
+			t.Errorf("copy %d of task 1: %+v, want it in lane %d", want+2, fq.published, queue.Lanes/2+want)
+		}
+	}
+	// Every lane's tasks: issued up to its window only.
+	if !d.issued(11) || d.issued(12) || !d.issued(2) || d.issued(3) {
+		t.Errorf("issued: task 11 %v, 12 %v, 2 %v, 3 %v; want the first two of lane 1 (10, 11) and three of lane 0", d.issued(11), d.issued(12), d.issued(2), d.issued(3))
+	}
+}
+
+// TestDispatcher_fewTasks: a job of fewer tasks than lanes puts one in
+// each of its first lanes.
+func TestDispatcher_fewTasks(t *testing.T) {
+	t.Parallel()
+	tasks := newTaskTable(leavesOf(t, []uint64{1, 2, 3, 4, 5}, nil), 2)
+	fq := &fakeQueue{}
+	cfg := Config{Queue: fq, Window: 4096, Spec: Spec{Board: solver.Standard}}
+	var sum Summary
+	d := newDispatcher(cfg, "j", 1, 1, slog.New(slog.DiscardHandler), &sum, tasks)
+	if err := d.publishMore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(fq.published) != 3 {
+		t.Fatalf("%d tasks published, want 3", len(fq.published))
+	}
+	for k, task := range fq.published {
+		if task.Lane != k || task.LaneLeft != 0 {
+			t.Errorf("task %d: lane %d, %d left; want lane %d, 0 left", k, task.Lane, task.LaneLeft, k)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lanesOf returns lane states from a picture: one byte a lane, '.' no
+// task waiting, 'f' tasks waiting and nobody there (free), 'b' a worker
+// there and tasks waiting, 'B' a worker there and none waiting.
+func lanesOf(picture string) []laneState {
+	lanes := make([]laneState, len(picture))
+	for i, c := range picture {
+		switch c {
+		case 'f':
+			lanes[i] = laneState{pending: 5}
+		case 'b':
+			lanes[i] = laneState{pending: 5, others: 1}
+		case 'B':
+			lanes[i] = laneState{others: 1}
+		}
+	}
+	return lanes
+}
+
+func TestChooseLane(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		picture string
+		cur     int
+		want    int
+		why     string
+	}{
+		{"ffffffff", -1, 0, "alone at the start: the job's order"},
+		{"..ffffff", -1, 2, "alone: the first lane with tasks"},
+		{"ffffffff", 3, 4, "on through the order"},
+		{"ff..ffff", 1, 4, "over finished lanes"},
+		{"ffffffff", 7, 0, "round to the first"},
+		{"Bfffffff", -1, 4, "a second worker: the middle of what is left"},
+		{"bfffffff", 0, 1, "the next lane, nobody's"},
+		{"fBffffff", 0, 5, "the next lane is another's: the middle of the largest run"},
+		{"BfffBfff", -1, 2, "two workers, two runs of 3: the middle of the first"},
+		{"Bfff.Bff", -1, 2, "finished lanes are part of a run"},
+		{"Bb.b....", 0, 1, "no lane free: the most tasks (the first of equals)"},
+		{"BB..B...", 0, -1, "no lane with tasks"},
+		{"", -1, -1, "no lanes"},
+	} {
+		if got := chooseLane(lanesOf(tc.picture), tc.cur); got != tc.want {
+			t.Errorf("chooseLane(%q, %d) = %d, want %d: %s", tc.picture, tc.cur, got, tc.want, tc.why)
+		}
+	}
+	// The tail: the lane with the most tasks waiting.
+	lanes := lanesOf("bbbb")
+	lanes[2].pending = 9
+	if got := chooseLane(lanes, 0); got != 2 {
+		t.Errorf("the tail: chooseLane = %d, want 2, the lane with the most tasks", got)
+	}
+}
+
+func TestTaskLane(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 2, 63, 64, 65, 100, 1000, 362_378} {
+		prev, count := 0, make([]int, JobLanes(n))
+		for i := range n {
+			l := TaskLane(i, n)
+			if l < prev || l > prev+1 || l >= JobLanes(n) {
+				t.Fatalf("n=%d: task %d in lane %d after lane %d: lanes must be stretches of the order", n, i, l, prev)
+			}
+			prev = l
+			count[l]++
+		}
+		if lo, hi := slices.Min(count), slices.Max(count); hi-lo > 1 || lo == 0 {
+			t.Errorf("n=%d: lanes of %d to %d tasks, want equal stretches", n, lo, hi)
+		}
+	}
+}
+
+func TestParseTaskSubject(t *testing.T) {
+	t.Parallel()
+	if job, lane, ok := parseTaskSubject(TaskLaneSubject("j-1", 7)); !ok || job != "j-1" || lane != 7 {
+		t.Errorf("parseTaskSubject(%q) = %q, %d, %v", TaskLaneSubject("j-1", 7), job, lane, ok)
+	}
+	for _, s := range []string{"c4book.tasks.j", "c4book.tasks.j.7", "c4book.tasks.j.64", "c4book.tasks.j.-1", "c4book.tasks.j.0x", "c4book.results.j.07", "c4book.tasks.j.07.1"} {
+		if _, _, ok := parseTaskSubject(s); ok {
+			t.Errorf("parseTaskSubject(%q) ok, want not a task subject", s)
+		}
+	}
+	if l, ok := parseLaneConsumer(LaneConsumer(63)); !ok || l != 63 {
+		t.Errorf("parseLaneConsumer(%q) = %d, %v", LaneConsumer(63), l, ok)
+	}
+	if _, ok := parseLaneConsumer("c4book-workers"); ok {
+		t.Error("parseLaneConsumer(c4book-workers) ok")
+	}
+}
+
+// laneTasks returns n tasks of job j, one position each, in the lanes a
+// coordinator gives them (TaskLane), each saying how many of its lane
+// follow it.
+func laneTasks(tb testing.TB, job string, n int) []Task {
+	tasks := make([]Task, n)
+	for i := range tasks {
+		tasks[i] = testTask(tb, job, uint64(i+1), 1)
+		tasks[i].Lane = TaskLane(i, n)
+	}
+	for i := range tasks {
+		for k := i + 1; k < n && tasks[k].Lane == tasks[i].Lane; k++ {
+			tasks[i].LaneLeft++
+		}
+	}
+	return tasks
+}
+
+// TestTaskSource_lanes: two workers that take tasks together each take
+// whole stretches of the job's order: every lane is taken by one worker
+// (but the last, whose tail two may share), each worker's lanes follow
+// each other, and together they take every task once.
+func TestTaskSource_lanes(t *testing.T) {
+	t.Parallel()
+	s, coord := setupQueue(t, testStreams)
+	const n = 8 * Lanes // 8 tasks a lane
+	tasks := laneTasks(t, "j", n)
+	if _, err := publishTasksOf(coord, tasks); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t, 60*time.Second)
+	allTaken, stop := context.WithCancel(ctx)
+	defer stop()
+	var mu sync.Mutex
+	took := map[uint64]string{}
+	byLane := make([]map[string]int, Lanes)
+	for l := range byLane {
+		byLane[l] = map[string]int{}
+	}
+	var wg sync.WaitGroup
+	for _, name := range []string{"w1", "w2"} {
+		src := taskSource(t, connectTo(t, s, name))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				m, err := src.Next(allTaken)
+				if allTaken.Err() != nil {
+					return
+				}
+				if err != nil {
+					t.Errorf("%s: Next: %v", name, err)
+					return
+				}
+				mu.Lock()
+				if other, ok := took[m.Task.TaskID]; ok {
+					t.Errorf("task %d taken by %s and %s", m.Task.TaskID, other, name)
+				}
+				took[m.Task.TaskID] = name
+				byLane[m.Task.Lane][name]++
+				all := len(took) == n
+				mu.Unlock()
+				time.Sleep(time.Millisecond) // a task takes time: the other worker chooses meanwhile
+				if err := m.Ack(ctx); err != nil {
+					t.Errorf("%s: Ack: %v", name, err)
+				}
+				if all {
+					stop()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("took %d of %d tasks in a minute", len(took), n)
+	}
+	shared := 0
+	var order []string
+	for l, by := range byLane {
+		if len(by) > 1 {
+			shared++
+		}
+		names := make([]string, 0, 2)
+		for name := range by {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		order = append(order, fmt.Sprint(l, names))
+	}
+	// Stretches: the lanes each worker took alone, counted as runs.
+	runs := 0
+	prev := ""
+	for l, by := range byLane {
+		owner := "shared"
+		if len(by) == 1 {
+			for name := range by {
+				owner = name
+			}
+		}
+		if l == 0 || owner != prev {
+			runs++
+		}
+		prev = owner
+	}
+	t.Logf("lanes: %v", order)
+	if shared > 4 || runs > 8 {
+		t.Errorf("%d lanes shared by both workers and %d runs of lanes; want whole stretches (a few lanes shared at most, a few runs)", shared, runs)
+	}
+}
+
+// publishTasksOf publishes tasks, as the coordinator does.
+func publishTasksOf(c *Conn, tasks []Task) (int, error) {
+	return len(tasks), c.PublishTasks(context.Background(), tasks)
+}
