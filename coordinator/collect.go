@@ -261,7 +261,7 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			j.term(m)
 			continue
 		}
-		if j.dispatch.answered(index) {
+		if j.dispatch.answered(index, sender(m)) {
 			answered = append(answered, index)
 		}
 		a := j.trust.admit(m)

@@ -18,16 +18,17 @@ import (
 //     task stream (queue.TaskLane), so that a worker takes a whole stretch
 //     and its table sees every neighbour of its tasks (queue/lanes.go).
 //   - A window: each lane's tasks are published a first time in the
-//     plan's order (next), at most a share of Config.Window of them
-//     published and still needed at a time in each lane (open), so that
-//     the stream holds a bounded number of messages whatever the job's
-//     size; each task done or failed makes room for the next of its lane
-//     (publishMore).
+//     plan's order (next), at most Config.Window of them published and
+//     still needed at a time, and at most an equal share of it in each
+//     lane (open), so that the stream holds a bounded number of messages
+//     whatever the job's size; each task done or failed makes room for
+//     the next of its lane (publishMore).
 //   - Copies: a task answered and still needed (its result refused, or a
 //     cross-check awaiting a second worker), overdue (overdue.go), or lost
 //     from the stream is published again, a new copy with a new message id
-//     (taskid.go), in another lane than its own, whose worker answered or
-//     holds the first; a task that ran out of copies is given up on.
+//     (taskid.go), in the lane of another worker than the one that
+//     answered it (copyLane); a task that ran out of copies is given up
+//     on.
 //   - Failures: a task the server delivered MaxDeliver times without a
 //     result is given up on (taskFailed), as is one found in the stream
 //     once the queue is idle, whose notice was missed (recoverStranded).
@@ -62,6 +63,21 @@ type dispatcher struct {
 	laneWindow int   // most tasks of a lane open at a time
 	next       []int // the next task of each lane to publish a first time
 	open       []int // tasks of each lane published a first time and still needed
+	openAll    int   // of every lane
+
+	// Where the workers are: the lane each worker (numbered in order of
+	// its first answer, from 1) answered from last, and who answered each
+	// task last (0: nobody), so that a copy goes where another worker
+	// takes it (copyLane).
+	workerNo   map[string]int32
+	workerLane []seenIn // by worker number - 1
+	answerer   []int32  // by task
+}
+
+// seenIn is the lane a worker answered from last, and when.
+type seenIn struct {
+	lane int
+	at   time.Time
 }
 
 // newDispatcher returns the dispatcher of tasks for run run of the job of
@@ -69,6 +85,7 @@ type dispatcher struct {
 func newDispatcher(cfg Config, jobID string, run int, secret runSecret, log *slog.Logger, sum *Summary, tasks *taskTable) *dispatcher {
 	d := &dispatcher{q: cfg.Queue, log: log, jobID: jobID, run: run, board: cfg.Spec.Board, window: cfg.Window,
 		maxDeliver: cfg.Stream.MaxDeliver, secret: secret, sum: sum, tasks: tasks, watch: newOverdueWatch(tasks.Len(), cfg.Stream.AckWait)}
+	d.workerNo, d.answerer = map[string]int32{}, make([]int32, tasks.Len())
 	d.lanes = queue.JobLanes(tasks.Len())
 	d.laneWindow = max(1, cfg.Window/d.lanes)
 	d.next, d.open = make([]int, d.lanes), make([]int, d.lanes)
@@ -96,12 +113,13 @@ func (d *dispatcher) publishMore(ctx context.Context) error {
 	var batch []queue.Task
 	for l := range d.lanes {
 		_, to := d.laneBounds(l)
-		for d.open[l] < d.laneWindow && d.next[l] < to {
+		for d.open[l] < d.laneWindow && d.openAll < d.window && d.next[l] < to {
 			i := d.next[l]
 			d.next[l]++
 			if !d.tasks.needed(i) {
 				if d.tasks.refereeing[i] && !d.tasks.failed[i] {
 					d.open[l]++ // an earlier run's results sent it to the referee: it keeps its place until done
+					d.openAll++
 				}
 				continue
 			}
@@ -111,6 +129,7 @@ func (d *dispatcher) publishMore(ctx context.Context) error {
 			}
 			batch = append(batch, t)
 			d.open[l]++
+			d.openAll++
 		}
 	}
 	return d.publish(ctx, batch)
@@ -124,16 +143,28 @@ func (d *dispatcher) issued(i int) bool { return i < d.tasks.Len() && i < d.next
 func (d *dispatcher) closed(i int) {
 	if l := d.lane(i); d.issued(i) && d.open[l] > 0 {
 		d.open[l]--
+		d.openAll--
 	}
 }
 
-// answered records an answer to a copy of task index, whatever it is
-// worth, and reports whether index is a task of the plan.
-func (d *dispatcher) answered(index int) bool {
+// answered records an answer of worker to a copy of task index, whatever
+// it is worth, and reports whether index is a task of the plan.
+func (d *dispatcher) answered(index int, worker string) bool {
 	if index >= d.tasks.Len() {
 		return false
 	}
-	d.watch.answered(index, time.Now())
+	now := time.Now()
+	no, ok := d.workerNo[worker]
+	if !ok {
+		d.workerLane = append(d.workerLane, seenIn{lane: -1})
+		no = int32(len(d.workerLane))
+		d.workerNo[worker] = no
+	}
+	if d.watch.sentAt[index] != 0 {
+		d.workerLane[no-1] = seenIn{int(d.watch.laneOf[index]), now}
+	}
+	d.answerer[index] = no
+	d.watch.answered(index, now)
 	d.tasks.answered(index)
 	return true
 }
@@ -158,6 +189,7 @@ func (d *dispatcher) reopen(i int) bool {
 	d.tasks.reopen(i)
 	if d.issued(i) {
 		d.open[d.lane(i)]++
+		d.openAll++
 		return true
 	}
 	return false
@@ -239,7 +271,7 @@ func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
 	copies := int(d.tasks.copies[index])
 	lane := d.lane(index)
 	if copies > 0 {
-		lane = (lane + queue.Lanes/2 + copies - 1) % queue.Lanes
+		lane = d.copyLane(index, copies)
 	}
 	left := 0 // the tasks of lane still to publish a first time
 	if lane < d.lanes {
@@ -251,6 +283,30 @@ func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
 	d.tasks.published(index)
 	d.watch.sent(index, lane, time.Now())
 	return t, nil
+}
+
+// workerSeenFor is how recently a worker must have answered from a lane
+// for a copy to be sent to that lane for it.
+const workerSeenFor = time.Minute
+
+// copyLane returns the lane of the copy-th copy (from 1) of task index:
+// the lane another worker than its last answerer answered from last, the
+// most recent of them, so that another worker takes the copy soon
+// (a cross-check needs another identity); with no such worker seen in the
+// last workerSeenFor, half the lanes away from its own (one further for
+// each copy more).
+func (d *dispatcher) copyLane(index, copies int) int {
+	avoid := d.answerer[index]
+	best := seenIn{lane: -1}
+	for k, seen := range d.workerLane {
+		if int32(k+1) != avoid && seen.lane >= 0 && time.Since(seen.at) < workerSeenFor && seen.at.After(best.at) {
+			best = seen
+		}
+	}
+	if best.lane >= 0 {
+		return best.lane
+	}
+	return (d.lane(index) + queue.Lanes/2 + copies - 1) % queue.Lanes
 }
 
 // publish publishes tasks, waiting for the server if it does not answer.

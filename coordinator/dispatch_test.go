@@ -88,3 +88,35 @@ func TestDispatcher_fewTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatcher_copyToAnotherWorker: a copy of a task goes to the lane
+// another worker than its answerer answered from last, so that a
+// cross-check gets a second identity soon.
+func TestDispatcher_copyToAnotherWorker(t *testing.T) {
+	t.Parallel()
+	const n = 10 * queue.Lanes
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = uint64(i + 1)
+	}
+	tasks := newTaskTable(leavesOf(t, keys, nil), 1)
+	fq := &fakeQueue{}
+	cfg := Config{Queue: fq, Window: 2 * queue.Lanes, Spec: Spec{Board: solver.Standard}}
+	var sum Summary
+	d := newDispatcher(cfg, "j", 1, 1, slog.New(slog.DiscardHandler), &sum, tasks)
+	ctx := context.Background()
+	if err := d.publishMore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d.answered(1, "w1")  // lane 0
+	d.answered(51, "w2") // lane 5
+	for _, tc := range []struct{ task, lane int }{{1, 5}, {51, 0}} {
+		fq.published = nil
+		if err := d.publishAgain(ctx, []int{tc.task}); err != nil {
+			t.Fatal(err)
+		}
+		if len(fq.published) != 1 || fq.published[0].Lane != tc.lane {
+			t.Errorf("copy of task %d: %+v, want it in lane %d, the other worker's", tc.task, fq.published, tc.lane)
+		}
+	}
+}

@@ -139,14 +139,7 @@ func (t *trust) admit(m *queue.ResultMsg) admission {
 	r := &m.Result
 	_, _, index := splitTaskID(r.TaskID)
 	needed := t.tasks.needed(index) || index < t.tasks.Len() && t.tasks.failed[index] && !t.tasks.done[index]
-	// Who sent it: the worker its subject names, which the server let
-	// publish there (workers with keys may use their own subject only);
-	// the result's own claim only on the per-job subject of older
-	// workers.
-	sender := r.WorkerID
-	if m.Publisher != "" {
-		sender = m.Publisher
-	}
+	sender := sender(m)
 	if t.quarantined[sender] {
 		t.sum.Ignored++
 		t.log.Debug("result of a quarantined worker ignored", "worker", sender, "task", r.TaskID)
@@ -422,4 +415,15 @@ func (t *trust) toSolveAgain() (workers []string, tasks, voided []int, err error
 	}
 	slices.Sort(tasks)
 	return workers, slices.Compact(tasks), voided, nil
+}
+
+// sender returns who sent result m: the worker its subject names, which
+// the server let publish there (workers with keys may use their own
+// subject only); the result's own claim only on the per-job subject of
+// older workers.
+func sender(m *queue.ResultMsg) string {
+	if m.Publisher != "" {
+		return m.Publisher
+	}
+	return m.Result.WorkerID
 }

@@ -95,6 +95,7 @@ func TaskLane(i, n int) int {
 type laneState struct {
 	pending uint64 // tasks in the lane not delivered yet
 	others  int    // tasks delivered and pull requests waiting, of other workers
+	out     int    // tasks delivered and not answered, this worker's too
 }
 
 // busy reports whether another worker works in the lane.

@@ -210,3 +210,27 @@ func TestTaskSource_lanes(t *testing.T) {
 func publishTasksOf(c *Conn, tasks []Task) (int, error) {
 	return len(tasks), c.PublishTasks(context.Background(), tasks)
 }
+
+// TestTaskSource_abandonedLane: a worker that dies holding a task leaves
+// it in its lane, delivered and not answered, where only a pull brings it
+// out again: another worker looking for work takes that lane once it has
+// delivered nothing for two AckWaits, and gets the task.
+func TestTaskSource_abandonedLane(t *testing.T) {
+	t.Parallel()
+	s, coord := setupQueue(t, StreamConfig{AckWait: time.Second, MaxDeliver: 5})
+	task := testTask(t, "j", 1, 1)
+	task.Lane = 5
+	publishTasks(t, coord, task)
+	dying := connectTo(t, s, "dying")
+	if m := nextTask(t, taskSource(t, dying)); m.Task.Lane != 5 {
+		t.Fatalf("the dying worker took a task of lane %d, want 5", m.Task.Lane)
+	}
+	dying.Close() // gone, without a word
+	m, err := taskSource(t, connectTo(t, s, "survivor")).Next(testCtx(t, 20*time.Second))
+	if err != nil {
+		t.Fatalf("the survivor's Next: %v (the abandoned lane's task was never delivered again)", err)
+	}
+	if m.Task.TaskID != 1 || m.Delivered != 2 {
+		t.Errorf("the survivor took task %d, delivery %d; want task 1, delivered a second time", m.Task.TaskID, m.Delivered)
+	}
+}

@@ -166,6 +166,7 @@ type TaskSource struct {
 	mu       sync.Mutex
 	lane     int                       // the lane the worker is in; -1 for none yet
 	laneOpen bool                      // the last task of lane said more will come
+	idle     bool                      // no lane had a task when last looked at
 	cons     [Lanes]jetstream.Consumer // bound lanes
 	held     [Lanes]int                // tasks delivered and not answered yet, by lane
 	waiting  [Lanes]int                // pull requests of this source waiting, by lane
@@ -185,6 +186,9 @@ const (
 	// works in its lane while a lane nobody works in has tasks (two
 	// workers that chose at the same moment), and moves if so.
 	laneLookEvery = 2 * time.Second
+	// idleLookEvery is how often a worker with no task in any lane looks
+	// at the lanes again.
+	idleLookEvery = time.Second
 )
 
 // Tasks binds to the task lanes. The error wraps ErrNotReady when the
@@ -257,8 +261,8 @@ func (s *TaskSource) Lane() int {
 // It pulls from the worker's lane; from a lane that said it has no more
 // tasks, without waiting; and from a lane that will get more, waiting for
 // them up to pullWait. A lane that gives nothing is left for the one
-// chooseLane picks; with no task in any lane, Next waits on the lane it
-// would take first and looks at every lane again every pullWait.
+// chooseLane picks; with no task in any lane, Next waits on the lane after
+// its own and looks at every lane again every idleLookEvery.
 //
 // A message that does not decode is terminated (never delivered again) and
 // returned as a *DecodeError, which wraps ErrMalformed; the source keeps
@@ -276,10 +280,13 @@ func (s *TaskSource) Next(ctx context.Context) (*TaskMsg, error) {
 			return nil, err
 		}
 		s.mu.Lock()
-		lane, open := s.lane, s.laneOpen
+		lane, open, idle := s.lane, s.laneOpen, s.idle
 		s.mu.Unlock()
 		wait := time.Duration(0) // a lane with no more to come: only what it has
-		if open || lane < 0 {
+		switch {
+		case idle:
+			wait = idleLookEvery
+		case open || lane < 0:
 			wait = pullWait
 		}
 		m, err := s.pull(ctx, max(lane, 0), wait)
@@ -330,13 +337,17 @@ func (s *TaskSource) lookAgain(ctx context.Context) error {
 		s.mu.Unlock()
 		return nil
 	}
-	next := cur
+	next, idle := cur, false
 	switch {
 	case !open || cur < 0:
-		// A lane with tasks, or, with none anywhere, the lane we are in:
-		// either way, wait on it (open) for up to pullWait.
+		// A lane with tasks, or, with none anywhere, the lane after ours,
+		// where the job's next task comes when its coordinator publishes
+		// few at a time: either way, wait on it (open) for a while.
 		if next = chooseLane(lanes, cur); next < 0 {
-			next = max(cur, 0)
+			next, idle = (cur+1)%Lanes, true
+			if cur >= 0 && lanes[cur].out > 0 {
+				next = cur // tasks out of our lane may come back to it
+			}
 		}
 		open = true
 	case lanes[cur].busy() && rand.IntN(2) == 0:
@@ -347,7 +358,7 @@ func (s *TaskSource) lookAgain(ctx context.Context) error {
 		}
 	}
 	s.mu.Lock()
-	s.lane, s.laneOpen, s.lookedAt = next, open, time.Now()
+	s.lane, s.laneOpen, s.idle, s.lookedAt = next, open, idle, time.Now()
 	s.mu.Unlock()
 	return nil
 }
@@ -371,14 +382,17 @@ func (s *TaskSource) take(lane int, m jetstream.Msg) (*TaskMsg, error) {
 	s.mu.Lock()
 	s.held[lane]++
 	if s.lane == lane {
-		s.laneOpen = err == nil && left > 0
+		s.laneOpen, s.idle = err == nil && left > 0, false
 	}
 	s.mu.Unlock()
 	var once sync.Once
-	tm.reply = jsReplier{c: s.c, m: m, answered: func() {
+	tm.reply = jsReplier{c: s.c, m: m, answered: func(back bool) {
 		once.Do(func() {
 			s.mu.Lock()
 			s.held[lane]--
+			if back && s.lane == lane {
+				s.laneOpen, s.idle = true, false // it comes back to the lane
+			}
 			s.mu.Unlock()
 		})
 	}}
@@ -420,13 +434,33 @@ func (s *TaskSource) laneStates(ctx context.Context) ([]laneState, error) {
 			continue
 		}
 		found++
-		others := info.NumAckPending - s.held[l] + info.NumWaiting - s.waiting[l]
-		lanes[l] = laneState{pending: info.NumPending, others: max(others, 0)}
+		held := max(info.NumAckPending-s.held[l], 0)    // by other workers, or left
+		waiting := max(info.NumWaiting-s.waiting[l], 0) // other workers' pulls
+		if waiting == 0 && held > 0 && abandoned(info) {
+			// Nobody works in the lane: its tasks delivered and not
+			// answered wait for a worker to pull, to be delivered again
+			// (or given up on, after MaxDeliver deliveries).
+			lanes[l] = laneState{pending: info.NumPending + uint64(held), out: info.NumAckPending}
+			continue
+		}
+		lanes[l] = laneState{pending: info.NumPending, others: held + waiting, out: info.NumAckPending}
 	}
 	if found == 0 {
 		return nil, fmt.Errorf("queue: task lanes: no consumer: %w", ErrNotReady)
 	}
 	return lanes, nil // a lane not found (not made yet, or deleted and not made again yet) has no task
+}
+
+// abandoned reports whether the lane of consumer info has delivered
+// nothing for two of its AckWaits, by the server's clock: the tasks it
+// delivered and that are not answered are in the hands of no worker that
+// works there (one that dies leaves them so, and one that hands a task
+// back and moves on), and wait for a worker to pull. A worker on a task
+// longer than that looks gone too, and another may join its lane: both
+// then take its tasks, which is harmless.
+func abandoned(info *jetstream.ConsumerInfo) bool {
+	last := info.Delivered.Last
+	return last == nil || info.TimeStamp.Sub(*last) > 2*info.Config.AckWait
 }
 
 // decodeTask decodes the task in data, published on subject, into t; the
@@ -520,11 +554,12 @@ type Replier interface {
 }
 
 // jsReplier replies to a JetStream message m delivered on c, and calls
-// answered, if set, after an ack, nak or term.
+// answered, if set, after an ack, nak or term: back is true for a nak
+// (the message is to be delivered again).
 type jsReplier struct {
 	c        *Conn
 	m        jetstream.Msg
-	answered func()
+	answered func(back bool)
 }
 
 // ackConfirmWait bounds the wait for the server to confirm an ack. The
@@ -540,20 +575,20 @@ var ackConfirmWait = 10 * time.Second
 
 func (r jsReplier) InProgress() error { return r.m.InProgress() }
 func (r jsReplier) Ack(ctx context.Context) error {
-	defer r.done()
+	defer r.done(false)
 	actx, cancel := context.WithTimeout(ctx, ackConfirmWait)
 	defer cancel()
 	actx, release := r.c.failOnLoss(actx)
 	defer release()
 	return lossErr(actx, r.m.DoubleAck(actx))
 }
-func (r jsReplier) Nak(delay time.Duration) error { defer r.done(); return r.m.NakWithDelay(delay) }
-func (r jsReplier) Term() error                   { defer r.done(); return r.m.Term() }
+func (r jsReplier) Nak(delay time.Duration) error { defer r.done(true); return r.m.NakWithDelay(delay) }
+func (r jsReplier) Term() error                   { defer r.done(false); return r.m.Term() }
 
 // done calls answered, if set.
-func (r jsReplier) done() {
+func (r jsReplier) done(back bool) {
 	if r.answered != nil {
-		r.answered()
+		r.answered(back)
 	}
 }
 
