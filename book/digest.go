@@ -1,0 +1,494 @@
+package book
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"math"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/solver"
+)
+
+// # Digests
+//
+// The digest of a root and a depth D is the SHA-256 of one record for each
+// position of the set a generation job of that root and depth fills: every
+// position reachable from the root by legal play with at most D stones,
+// without going through a position whose last move made four, one record
+// per canonical key (a position and its mirror image share one). A
+// position whose last move made four is not in the set; a full board
+// without a four is, as a job writes it (score 0). Each record is 9
+// bytes:
+//
+//	 byte 0                                              7       8
+//	+-----------------------------------------------------+-------+
+//	|        canonical key, uint64 big-endian             | score |
+//	+-----------------------------------------------------+-------+
+//	  solver's Position.CanonicalKey                        int8, 2's complement
+//
+// The records are ordered by the number of stones of their position, then
+// by canonical key, ascending: the order of the book's own keys, so that
+// the records of a depth are the book's entries of that depth in their
+// order. The digest is SHA-256 of the records one after the other, with
+// nothing before, between or after them: no header, no count, no depth (a
+// key tells its number of stones). The score is the exact score in Pons'
+// convention; how it was obtained (solved, derived, imported, by which
+// worker) is not in the record, so two books of the same positions and
+// scores have the same digest however they were built. The board is not in
+// it either: a key has its meaning on one board, and a digest is compared
+// with the digest of the same board.
+//
+// The format is version 1 of digests. A change of it would change every
+// digest, and would be a new version, named wherever digests are
+// published.
+const (
+	digestRecordLen = 9 // canonical key (8 bytes), score (1)
+	digestKeyLen    = 8
+)
+
+// DefaultDigestMemKeys is the default DigestOptions.MemKeys: 16 MiB of
+// keys (with the path that names a missing position), as a job's plan
+// takes.
+const DefaultDigestMemKeys = 1 << 20
+
+// MaxDigestSequences bounds the sequences of DigestSequences: Width^n at
+// most (n <= 7 on 7x6), so that a mistyped n does not start a pass of
+// millions of digests.
+const MaxDigestSequences = 1 << 20
+
+// digestProgressEvery is how many positions a digest hashes between
+// progress calls and context checks.
+const digestProgressEvery = 1 << 16
+
+// DigestOptions tunes Digest and DigestSequences. A nil *DigestOptions is
+// valid.
+type DigestOptions struct {
+	// TempDir is where the positions of a level that do not fit in
+	// MemKeys are spilled, as sorted runs, while the next level is
+	// enumerated. The default value is os.TempDir().
+	TempDir string
+
+	// MemKeys is the most keys of a level kept in memory (16 bytes each)
+	// before a sorted run is spilled to TempDir. The default value is
+	// DefaultDigestMemKeys.
+	MemKeys int
+
+	// Threads is the number of digests DigestSequences computes at once,
+	// each reading the book with a Reader of its own. The default value,
+	// 0, means 1.
+	Threads int
+
+	// Progress, if set, is called every so often with the number of
+	// records hashed so far, by every digest of the call together, from
+	// the goroutines that hash: it must be quick and safe for concurrent
+	// use.
+	Progress func(hashed int64)
+}
+
+// Digest is the digest of the positions under a root (see above).
+type Digest struct {
+	Sum       [sha256.Size]byte // SHA-256 of the records
+	Positions int64             // records hashed
+}
+
+// String returns the sum in lower-case hexadecimal, 64 digits.
+func (d Digest) String() string { return hex.EncodeToString(d.Sum[:]) }
+
+// SequenceDigest is the digest of the positions under one sequence of
+// moves from a root (DigestSequences).
+type SequenceDigest struct {
+	Moves string // the root's moves, then the sequence's
+	Digest
+}
+
+// MissingError is a position of a digest's set that the book does not
+// hold: the book is incomplete for the digest's root and depth. It wraps
+// ErrNotInBook.
+type MissingError struct {
+	Depth int    // stones on the board
+	Key   uint64 // canonical key
+	// Moves is a game reaching the position or its mirror image, from the
+	// empty board through the digest's root when one was found (the
+	// first, in the order of the columns), "" if none was.
+	Moves string
+}
+
+func (e *MissingError) Error() string {
+	moves := e.Moves
+	if moves == "" {
+		moves = "?"
+	}
+	return fmt.Sprintf("position %s (%d stones, key %#x) is not in the book", solver.FormatMoves(moves), e.Depth, e.Key)
+}
+
+// Unwrap returns ErrNotInBook.
+func (e *MissingError) Unwrap() error { return ErrNotInBook }
+
+// Digest returns the digest of the positions under root (a move string;
+// "" or solver.EmptyMoves is the empty board) with at most depth stones,
+// with their scores in b (see above). The root must be a position whose
+// game is not over, and depth between its stones and the board's cells.
+// A position of the set that b does not hold ends it with a *MissingError
+// naming the first one in the digest's order.
+//
+// The positions are enumerated one depth at a time, each from the one
+// before, sorted and deduplicated with at most opts.MemKeys keys in memory
+// (the rest in sorted runs in opts.TempDir), and looked up in b in key
+// order through one Reader: memory does not grow with the set, and the
+// reads are those of a scan of the set's entries.
+func (b *Book) Digest(ctx context.Context, root string, depth int, opts *DigestOptions) (Digest, error) {
+	o, r, err := b.digestSetup(root, depth, opts)
+	if err != nil {
+		return Digest{}, err
+	}
+	dg, err := b.newDigester(o, new(atomic.Int64))
+	if err != nil {
+		return Digest{}, err
+	}
+	defer dg.close()
+	return dg.digest(ctx, root, r, depth)
+}
+
+// DigestSequences returns the digest of root (Digest), and the digest of
+// each sequence of n moves from root that can be played and leaves a game
+// not over, in the order of the sequences (columns 1..width,
+// lexicographic): the digest of the position it reaches with at most
+// depth stones, which is what Digest of the root's moves followed by the
+// sequence's gives. A sequence that cannot be played (a full column, a
+// game over before its end) is left out, and so is one whose last move
+// ends the game, which is not a root.
+//
+// Sequences that reach one position, or mirror images, share one digest,
+// computed once; the digests are computed opts.Threads at a time, after
+// the root's: a position the book lacks is the root's *MissingError.
+func (b *Book) DigestSequences(ctx context.Context, root string, depth, n int, opts *DigestOptions) (Digest, []SequenceDigest, error) {
+	o, r, err := b.digestSetup(root, depth, opts)
+	if err != nil {
+		return Digest{}, nil, err
+	}
+	if n < 1 || r.Moves()+n > depth {
+		return Digest{}, nil, fmt.Errorf("digest: sequences of %d moves from a root of %d stones: want 1 to %d (the depth, %d, less the root's stones)",
+			n, r.Moves(), depth-r.Moves(), depth)
+	}
+	if seqs := math.Pow(float64(b.board.Width()), float64(n)); seqs > MaxDigestSequences {
+		return Digest{}, nil, fmt.Errorf("digest: sequences of %d moves: up to %.0f on a board of %d columns, more than %d", n, seqs, b.board.Width(), MaxDigestSequences)
+	}
+	hashed := new(atomic.Int64)
+	dg, err := b.newDigester(o, hashed)
+	if err != nil {
+		return Digest{}, nil, err
+	}
+	whole, err := dg.digest(ctx, root, r, depth)
+	dg.close()
+	if err != nil {
+		return Digest{}, nil, err
+	}
+
+	// The sequences, and the distinct positions they reach.
+	var seqs []SequenceDigest
+	index := map[uint64]int{} // canonical key -> index in subs
+	var subs []int            // index in seqs of the first sequence of each position
+	var at []int              // for each sequence, its position's index in subs
+	moves := []byte(root)
+	if root == solver.EmptyMoves {
+		moves = moves[:0]
+	}
+	var walk func(p solver.Position, left int)
+	walk = func(p solver.Position, left int) {
+		for col, child := range p.Children() {
+			moves = append(moves, byte('1'+col))
+			switch {
+			case child.Over():
+			case left > 1:
+				walk(child, left-1)
+			default:
+				k := child.CanonicalKey()
+				i, ok := index[k]
+				if !ok {
+					i = len(subs)
+					index[k] = i
+					subs = append(subs, len(seqs))
+				}
+				at = append(at, i)
+				seqs = append(seqs, SequenceDigest{Moves: string(moves)})
+			}
+			moves = moves[:len(moves)-1]
+		}
+	}
+	walk(r, n)
+
+	// The digests of the positions, o.Threads at a time, each goroutine
+	// with a digester of its own.
+	digests := make([]Digest, len(subs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		next     atomic.Int64
+		errOnce  sync.Once
+		firstErr error
+	)
+	fail := func(err error) { errOnce.Do(func() { firstErr = err; cancel() }) }
+	for range max(o.Threads, 1) {
+		wg.Go(func() {
+			dg, err := b.newDigester(o, hashed)
+			if err != nil {
+				fail(err)
+				return
+			}
+			defer dg.close()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(subs) || ctx.Err() != nil {
+					return
+				}
+				s := seqs[subs[i]].Moves
+				p, err := b.board.Parse(s)
+				if err == nil {
+					digests[i], err = dg.digest(ctx, s, p, depth)
+				}
+				if err != nil {
+					fail(fmt.Errorf("digest of %s: %w", s, err))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return Digest{}, nil, firstErr
+	}
+	for j := range seqs {
+		seqs[j].Digest = digests[at[j]]
+	}
+	return whole, seqs, nil
+}
+
+// digestSetup checks the arguments of a digest and returns its options,
+// defaults filled in, and the root's position.
+func (b *Book) digestSetup(root string, depth int, opts *DigestOptions) (DigestOptions, solver.Position, error) {
+	var o DigestOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MemKeys <= 0 {
+		o.MemKeys = DefaultDigestMemKeys
+	}
+	if o.TempDir == "" {
+		o.TempDir = os.TempDir()
+	}
+	if err := b.check(false); err != nil {
+		return o, solver.Position{}, err
+	}
+	r, err := b.board.Parse(root)
+	if err != nil {
+		return o, solver.Position{}, fmt.Errorf("digest root: %w", err)
+	}
+	if r.Over() {
+		return o, solver.Position{}, fmt.Errorf("digest root %q: a finished game is not in a book", root)
+	}
+	if depth < r.Moves() || depth > b.board.Cells() {
+		return o, solver.Position{}, fmt.Errorf("digest depth %d: must be between the root's %d stones and %d", depth, r.Moves(), b.board.Cells())
+	}
+	return o, r, nil
+}
+
+// digester computes digests, one after the other, with a Reader of the
+// book, a directory of o.TempDir for its runs, and two sorters, of the
+// level being hashed and of the next, kept from one digest to the next
+// (a sorter's buffer is MemKeys pairs, allocated whole).
+//
+// Each position of a level carries, beside its key, the first game from
+// the root that reaches it (or its mirror image), only to name it if the
+// book lacks it: a path, the columns played from the root as the digits
+// of a number in base Width, shifted left by one, with the low bit set
+// when the game reaches the mirror image of the canonical position. The
+// sorter orders a key's pairs by path, so its first pair has the first
+// game in the order of the columns. A game longer than pathMoves moves
+// does not fit: its path is 0, and the missing position is then named by
+// solver's MoveString.
+type digester struct {
+	board     *solver.Board
+	book      *Reader
+	dir       string
+	cur, next *keyfile.Sorter
+	progress  func(int64)
+	hashed    *atomic.Int64 // records hashed by every digester of the call
+	pathMoves int           // most moves from the root a path holds
+
+	// One digest's.
+	root      solver.Position
+	rootMoves string
+	h         hash.Hash
+	buf       []byte // records not hashed yet
+	count     int64
+}
+
+// newDigester returns a digester of b. Close it when done.
+func (b *Book) newDigester(o DigestOptions, hashed *atomic.Int64) (*digester, error) {
+	rd, err := b.NewReader()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(o.TempDir, "c4book-digest-")
+	if err != nil {
+		rd.Close()
+		return nil, err
+	}
+	return &digester{
+		board: b.board, book: rd, dir: dir,
+		cur: keyfile.NewSorter(dir, o.MemKeys), next: keyfile.NewSorter(dir, o.MemKeys),
+		progress: o.Progress, hashed: hashed, pathMoves: maxPathMoves(b.board.Width()),
+		h: sha256.New(), buf: make([]byte, 0, digestProgressEvery*digestRecordLen),
+	}, nil
+}
+
+// close releases the digester's reader and removes its directory.
+func (dg *digester) close() {
+	dg.cur.Close()
+	dg.next.Close()
+	dg.book.Close()
+	os.RemoveAll(dg.dir)
+}
+
+// maxPathMoves returns the most moves whose path, in base width and
+// shifted left by one, fits a uint64.
+func maxPathMoves(width int) int {
+	n := 0
+	for v := uint64(1); v <= math.MaxUint64/2/uint64(width); v *= uint64(width) {
+		n++
+	}
+	return n
+}
+
+// digest computes the digest of root (moves, and its position r) to
+// depth: it hashes the records level by level.
+func (dg *digester) digest(ctx context.Context, moves string, r solver.Position, depth int) (Digest, error) {
+	if moves == solver.EmptyMoves {
+		moves = ""
+	}
+	dg.root, dg.rootMoves, dg.count, dg.buf = r, moves, 0, dg.buf[:0]
+	dg.h.Reset()
+	defer dg.cur.Close() // empty after a merge; not after an error
+	defer dg.next.Close()
+	w := uint64(dg.board.Width())
+	if err := dg.cur.Add(r.CanonicalKey(), dg.pathOf(0, false, r)); err != nil {
+		return Digest{}, err
+	}
+	for d := r.Moves(); d <= depth; d++ {
+		more := d < depth
+		grow := d+1-r.Moves() <= dg.pathMoves
+		last, started := uint64(0), false
+		err := dg.cur.Merge(func(key, path uint64) error {
+			if started && key == last {
+				return nil // reached by a later game too
+			}
+			last, started = key, true
+			v, ok, err := dg.book.GetEntry(d, key)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return dg.missing(d, key, path)
+			}
+			dg.add(key, v.Score)
+			if dg.count%digestProgressEvery == 0 {
+				if err := dg.flush(ctx); err != nil {
+					return err
+				}
+			}
+			if !more {
+				return nil
+			}
+			p, err := dg.board.PositionFromKey(key)
+			if err != nil {
+				return err
+			}
+			mirrored := path&1 != 0
+			for col, child := range p.Children() {
+				if child.LastMoveWon() {
+					continue // terminal: not a book position
+				}
+				// The game plays col on p, or the mirror column on p's
+				// mirror image, which the path reaches.
+				var childPath uint64
+				if grow {
+					played := uint64(col)
+					if mirrored {
+						played = w - 1 - played
+					}
+					childPath = (path>>1*w + played) << 1
+				}
+				if err := dg.next.Add(child.CanonicalKey(), dg.pathOf(childPath, mirrored, child)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return Digest{}, err
+		}
+		dg.cur, dg.next = dg.next, dg.cur
+	}
+	if err := dg.flush(ctx); err != nil {
+		return Digest{}, err
+	}
+	var d Digest
+	dg.h.Sum(d.Sum[:0])
+	d.Positions = dg.count
+	return d, nil
+}
+
+// pathOf returns the path value of p, reached by the game of path (whose
+// low bit is clear) or, if mirrored, p's mirror image: the low bit set when
+// the game reaches the mirror image of p's canonical position.
+func (dg *digester) pathOf(path uint64, mirrored bool, p solver.Position) uint64 {
+	if mirrored != (p.Key() != p.CanonicalKey()) {
+		path |= 1
+	}
+	return path
+}
+
+// add appends the record of a position to the buffer.
+func (dg *digester) add(key uint64, score int) {
+	dg.buf = binary.BigEndian.AppendUint64(dg.buf, key)
+	dg.buf = append(dg.buf, byte(int8(score)))
+	dg.count++
+}
+
+// flush hashes the buffered records, reports progress and checks ctx.
+func (dg *digester) flush(ctx context.Context) error {
+	dg.h.Write(dg.buf)
+	n := int64(len(dg.buf) / digestRecordLen)
+	dg.buf = dg.buf[:0]
+	total := dg.hashed.Add(n)
+	if dg.progress != nil {
+		dg.progress(total)
+	}
+	return ctx.Err()
+}
+
+// missing returns the error of the position of depth stones and key key,
+// reached from the root by path, which the book lacks.
+func (dg *digester) missing(depth int, key, path uint64) error {
+	e := &MissingError{Depth: depth, Key: key}
+	n := depth - dg.root.Moves()
+	if n <= dg.pathMoves {
+		cols := make([]byte, n)
+		w := uint64(dg.board.Width())
+		for i, v := n-1, path>>1; i >= 0; i, v = i-1, v/w {
+			cols[i] = byte('1' + v%w)
+		}
+		e.Moves = dg.rootMoves + string(cols)
+	} else if p, err := dg.board.PositionFromKey(key); err == nil {
+		e.Moves, _ = p.MoveString()
+	}
+	return e
+}
