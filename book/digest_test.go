@@ -202,7 +202,9 @@ func TestBook_DigestSequences(t *testing.T) {
 	}{
 		{"", 2, 16},
 		{"", 3, 64},
-		{"1112", 2, -1}, // column 1 fills: fewer than 16
+		{"1112", 2, -1},   // column 1 fills: fewer than 16
+		{"121212", 2, -1}, // 1 wins at once: no 1x
+		{"12121", 2, -1},  // 21, 31 and 41 end in a four
 		{"22", 1, 4},
 	} {
 		whole, seqs, err := bk.DigestSequences(ctx, c.root, 10, c.n, &DigestOptions{Threads: 3})
