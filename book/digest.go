@@ -48,10 +48,7 @@ import (
 // The format is version 1 of digests. A change of it would change every
 // digest, and would be a new version, named wherever digests are
 // published.
-const (
-	digestRecordLen = 9 // canonical key (8 bytes), score (1)
-	digestKeyLen    = 8
-)
+const digestRecordLen = 9 // canonical key (8 bytes), score (1)
 
 // DefaultDigestMemKeys is the default DigestOptions.MemKeys: 16 MiB of
 // keys (with the path that names a missing position), as a job's plan
@@ -114,9 +111,10 @@ type SequenceDigest struct {
 type MissingError struct {
 	Depth int    // stones on the board
 	Key   uint64 // canonical key
-	// Moves is a game reaching the position or its mirror image, from the
-	// empty board through the digest's root when one was found (the
-	// first, in the order of the columns), "" if none was.
+	// Moves is a game from the empty board reaching the position or its
+	// mirror image: the first through the digest's root in the order of
+	// the columns, or, for a position more moves below the root than a
+	// path holds (22 on 7x6), solver's MoveString; "" if none was found.
 	Moves string
 }
 

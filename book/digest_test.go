@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/c4book/c4book/solver"
@@ -156,6 +157,16 @@ func TestBook_Digest_format(t *testing.T) {
 	want := sha256.Sum256([]byte{0, 0, 0, 0, 0, 0, 0, 0b1, 0xFD})
 	if d.Sum != want || d.Positions != 1 {
 		t.Errorf("digest %s of %d positions, want %x of 1", d, d.Positions, want)
+	}
+
+	// The worked example of docs/format.md, "Digests".
+	std := newBook(t, solver.Standard)
+	if err := std.Put(mustParse(t, solver.Standard, "4"), Value{Score: -1, Origin: OriginDerived}); err != nil {
+		t.Fatal(err)
+	}
+	d, err = std.Digest(context.Background(), "4", 1, nil)
+	if want := "7fe3c0b71cca775a7aaed861bba01e0d95c57677c07bab0eda133c0931791197"; err != nil || d.String() != want {
+		t.Errorf("7x6, root 4: digest %s (%v), want %s", d, err, want)
 	}
 }
 
@@ -357,6 +368,31 @@ func TestBook_Digest_mirroredPath(t *testing.T) {
 			}
 			break
 		}
+	}
+}
+
+// TestBook_Digest_longPath: a position more moves below the root than a
+// path holds is named by solver's MoveString, a game from the empty board.
+func TestBook_Digest_longPath(t *testing.T) {
+	t.Parallel()
+	entries := underRoot(t, board5x4, "3", 6)
+	i := slices.IndexFunc(entries, func(e Entry) bool { return e.Depth == 6 })
+	hole := entries[i]
+	bk := newBook(t, board5x4)
+	putAll(t, bk, slices.Delete(slices.Clone(entries), i, i+1))
+	dg, err := bk.newDigester(DigestOptions{MemKeys: 1 << 10, TempDir: t.TempDir()}, new(atomic.Int64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dg.close()
+	dg.pathMoves = 2
+	_, err = dg.digest(context.Background(), "3", mustParse(t, board5x4, "3"), 6)
+	missing, ok := errors.AsType[*MissingError](err)
+	if !ok {
+		t.Fatalf("error %v, want a *MissingError", err)
+	}
+	if p, err := board5x4.Parse(missing.Moves); err != nil || p.CanonicalKey() != hole.Key || missing.Depth != hole.Depth {
+		t.Errorf("missing position named %q (%v) of depth %d, want a game reaching depth %d key %#x", missing.Moves, err, missing.Depth, hole.Depth, hole.Key)
 	}
 }
 

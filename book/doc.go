@@ -14,9 +14,10 @@
 // (answer.go), statistics (stats.go), text import and export (text.go),
 // the position lines of the commands (positionline.go), Pons' .book
 // format (pons.go), a checker of a book's consistency (verify.go), the
-// snapshots a writer leaves for readers of a book being written
-// (snapshot.go), and the requests by which other processes change the
-// registered workers of a book a job holds (requests.go).
+// digests that compare the positions under a root with another book's
+// (digest.go), the snapshots a writer leaves for readers of a book being
+// written (snapshot.go), and the requests by which other processes change
+// the registered workers of a book a job holds (requests.go).
 //
 // A Book is safe for concurrent use by several goroutines.
 package book

@@ -101,8 +101,8 @@ func newBookDigestCommand(a *app) *cobra.Command {
 			return closeBook(bk, err)
 		},
 	}
-	cmd.Flags().StringVar(&root, "root", "", "`MOVES` of the root position (default: the empty board)")
-	cmd.Flags().IntVar(&depth, "depth", 0, "most stones of a position hashed, `D` (default: the book's deepest positions)")
+	cmd.Flags().StringVar(&root, "root", "", "hash the positions under the position `MOVES` (default: the empty board)")
+	cmd.Flags().IntVar(&depth, "depth", 0, "hash the positions of at most `D` stones (default: the book's deepest)")
 	cmd.Flags().IntVar(&byRoot, "by-root", 0, "print the digest of each sequence of `N` moves from the root, after the root's")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 0, "with --by-root, compute `N` digests at once (default: one per CPU)")
 	return cmd
