@@ -244,7 +244,11 @@ func (b *Book) DigestSequences(ctx context.Context, root string, depth, n int, o
 			defer dg.close()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(subs) || ctx.Err() != nil {
+				if i >= len(subs) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					fail(err)
 					return
 				}
 				s := seqs[subs[i]].Moves

@@ -266,6 +266,22 @@ func TestBook_DigestSequences(t *testing.T) {
 			t.Errorf("root %q, %d moves: error %v, want one containing %q", c.root, c.n, err, c.want)
 		}
 	}
+	// Cancelled once the root's digest is done: an error, not digests
+	// left empty.
+	whole, err := bk.Digest(ctx, "", 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	defer cancel()
+	_, _, err = bk.DigestSequences(cancelled, "", 10, 3, &DigestOptions{Threads: 2, Progress: func(hashed int64) {
+		if hashed > whole.Positions {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled after the root's digest: error %v, want context.Canceled", err)
+	}
 	big := newBook(t, solver.Standard)
 	if _, _, err := big.DigestSequences(ctx, "", 20, 8, nil); err == nil || !strings.Contains(err.Error(), "more than 1048576") {
 		t.Errorf("8 moves on 7x6: error %v, want too many sequences", err)

@@ -175,14 +175,21 @@ func (d *bookDigest) run(cmd *cobra.Command) error {
 	}
 	w := bufio.NewWriter(d.stdout)
 	fmt.Fprintf(w, "%s %s\n", rootMoves, whole)
+	distinct := map[uint64]bool{} // the canonical keys the sequences reach
+	var under int64               // positions hashed under them, each once
 	for _, s := range seqs {
 		fmt.Fprintf(w, "%s %s\n", s.Moves, s.Digest)
+		if p, err := board.Parse(s.Moves); err == nil && !distinct[p.CanonicalKey()] {
+			distinct[p.CanonicalKey()] = true
+			under += s.Positions
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.stderr, "%s positions hashed: root %s, %d to %d stones; %s sequences of %d moves (%s)\n",
-		human.Count(whole.Positions), rootMoves, root.Moves(), d.depth, human.Count(len(seqs)), d.byRoot, human.Span(time.Since(start)))
+	fmt.Fprintf(d.stderr, "%s positions hashed: root %s, %d to %d stones; %s sequences of %d moves reaching %s positions, %s positions hashed under them (%s)\n",
+		human.Count(whole.Positions), rootMoves, root.Moves(), d.depth, human.Count(len(seqs)), d.byRoot,
+		human.Count(len(distinct)), human.Count(under), human.Span(time.Since(start)))
 	return nil
 }
 
