@@ -92,7 +92,7 @@ func newBookDigestCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d := &bookDigest{bk: bk, root: root, depth: depth, depthGiven: depthGiven, byRoot: byRoot,
+			d := &bookDigest{bk: bk, cfg: cfg, root: root, depth: depth, depthGiven: depthGiven, byRoot: byRoot,
 				threads: concurrency, stdout: a.stdout, stderr: a.stderr}
 			err = d.run(cmd)
 			if err != nil && cmd.Context().Err() != nil {
@@ -111,6 +111,7 @@ func newBookDigestCommand(a *app) *cobra.Command {
 // bookDigest is one run of "c4book book digest".
 type bookDigest struct {
 	bk             *book.Book
+	cfg            config.Config
 	root           string
 	depth          int
 	depthGiven     bool
@@ -202,7 +203,7 @@ func (d *bookDigest) explain(err error) error {
 	}
 	var job strings.Builder
 	fmt.Fprintf(&job, "c4book generate")
-	if b, def := d.bk.Board(), config.Default().Board; b.Width() != def.Width || b.Height() != def.Height {
+	if b := d.bk.Board(); b.Width() != d.cfg.Board.Width || b.Height() != d.cfg.Board.Height {
 		fmt.Fprintf(&job, " --width %d --height %d", b.Width(), b.Height())
 	}
 	if d.root != "" && d.root != solver.EmptyMoves {
