@@ -264,7 +264,7 @@ func (d *dispatcher) publishAgain(ctx context.Context, indexes []int) error {
 // further for each copy more), where another worker takes it than the one
 // that answered or holds the copy before.
 func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
-	keys, err := d.tasks.keys(index)
+	keys, err := d.tasks.publishedKeys(index)
 	if err != nil {
 		return queue.Task{}, err
 	}
@@ -290,11 +290,13 @@ func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
 const workerSeenFor = time.Minute
 
 // copyLane returns the lane of the copy-th copy (from 1) of task index:
-// the lane another worker than its last answerer answered from last, the
-// most recent of them, so that another worker takes the copy soon
-// (a cross-check needs another identity); with no such worker seen in the
-// last workerSeenFor, half the lanes away from its own (one further for
-// each copy more).
+// where another worker than its last answerer takes it soon (a
+// cross-check needs another identity): the lane that worker answered
+// from last (the most recent of such workers), or, when that lane has no
+// task of the job left to answer but the ones in its hands, the next of
+// the job's lanes that has, where it goes on. With no other worker seen
+// in the last workerSeenFor, half the lanes away from the task's own
+// (one further for each copy more).
 func (d *dispatcher) copyLane(index, copies int) int {
 	avoid := d.answerer[index]
 	best := seenIn{lane: -1}
@@ -303,10 +305,19 @@ func (d *dispatcher) copyLane(index, copies int) int {
 			best = seen
 		}
 	}
-	if best.lane >= 0 {
-		return best.lane
+	if best.lane < 0 {
+		return (d.lane(index) + queue.Lanes/2 + copies - 1) % queue.Lanes
 	}
-	return (d.lane(index) + queue.Lanes/2 + copies - 1) % queue.Lanes
+	if best.lane >= d.lanes {
+		return best.lane // a lane of copies only
+	}
+	for k := range d.lanes {
+		l := (best.lane + k) % d.lanes
+		if _, to := d.laneBounds(l); d.next[l] < to || d.open[l] > 1 {
+			return l
+		}
+	}
+	return best.lane
 }
 
 // publish publishes tasks, waiting for the server if it does not answer.

@@ -193,7 +193,7 @@ func solvedResult(tb testing.TB, j *job, index int, worker string) queue.Result 
 		p, _ := j.cfg.Spec.Board.PositionFromKey(k)
 		scores[i] = int8(s.Solve(p))
 	}
-	return queue.Result{JobID: j.id, TaskID: taskID(j.runNo, 0, index), WorkerID: worker, Keys: keys, Scores: scores}
+	return queue.Result{JobID: j.id, TaskID: taskID(j.runNo, 0, index), WorkerID: worker, Keys: slices.Clone(keys), Scores: scores}
 }
 
 // heldKeys returns the sorted keys of the memBook's entries.

@@ -15,6 +15,7 @@ import (
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
+	"github.com/c4book/c4book/worker"
 )
 
 // TestRun_queueDeleted: a client with the operator's token deletes, while
@@ -73,28 +74,34 @@ func TestRun_queueDeleted(t *testing.T) {
 				}
 			}})
 	}()
-	wait := c.startWorker(t, ctx, "w")
+	// The worker solves this job in well under a second: it publishes only
+	// the results the test allows, so that the job is still running when
+	// each part of its queue is deleted.
+	var allowed atomic.Int64
+	allowed.Store(5)
+	wait := c.goWorker(t, ctx, "worker w", func(conn *queue.Conn, tasks *queue.TaskSource) {
+		pub := budgetPublisher{Publisher: conn, allowed: &allowed}
+		if err := worker.Run(ctx, tasks, pub, worker.Config{ID: "w", Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)}); err != nil {
+			t.Errorf("worker w: %v", err)
+		}
+	})
 	defer func() { cancel(); wait() }()
 	waitResults := func(n int64) {
 		t.Helper()
-		for {
+		for results.Load() < n {
 			select {
-			case got := <-step:
-				if got >= n {
-					return
-				}
+			case <-step:
 			case <-ctx.Done():
 				t.Fatalf("waited in vain for %d results, %d came", n, results.Load())
 			}
 		}
 	}
-	waitResults(5)
+	waitResults(3)
 	if err := js.DeleteConsumer(ctx, queue.TaskStream, queue.LaneConsumer(0)); err != nil {
 		t.Fatal(err)
 	}
 	t.Log("deleted the workers' consumer")
-	// Only the coordinator makes it again; results of the tasks the worker
-	// held may come before it does.
+	// Only the coordinator makes it again.
 	for {
 		if _, err := js.Consumer(ctx, queue.TaskStream, queue.LaneConsumer(0)); err == nil {
 			break
@@ -104,7 +111,8 @@ func TestRun_queueDeleted(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	waitResults(results.Load() + 5)
+	allowed.Add(5)
+	waitResults(results.Load() + 3)
 	if err := js.DeleteStream(ctx, queue.TaskStream); err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +120,7 @@ func TestRun_queueDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log("deleted the task stream and the job's result consumer")
+	allowed.Store(1 << 40)
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -126,4 +135,23 @@ func TestRun_queueDeleted(t *testing.T) {
 		}
 	}
 	checkBook(t, b, bk, spec.Root, spec.Depth)
+}
+
+// budgetPublisher publishes a worker's results while allowed is above
+// zero, taking one from it each time, and otherwise waits.
+type budgetPublisher struct {
+	worker.Publisher
+	allowed *atomic.Int64
+}
+
+func (p budgetPublisher) PublishResult(ctx context.Context, r queue.Result) error {
+	for p.allowed.Add(-1) < 0 {
+		p.allowed.Add(1)
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return p.Publisher.PublishResult(ctx, r)
 }

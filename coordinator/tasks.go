@@ -28,6 +28,12 @@ type taskTable struct {
 	// will decide it: not needed (no copy of it is published) and not
 	// done (pending counts it).
 	refereeing []bool
+
+	// The keys of the tasks published and not done yet, read from the
+	// plan once for their publishing and their results' checks (a task's
+	// leaves are scattered over the plan's key-ordered leaves file: a read
+	// each).
+	keysOut map[int][]uint64
 }
 
 // newTaskTable returns the tasks of size positions of the leaves, none
@@ -47,6 +53,7 @@ func newTaskTable(leaves *jobLeaves, size int) *taskTable {
 		pending: n,
 
 		refereeing: make([]bool, n),
+		keysOut:    map[int][]uint64{},
 	}
 }
 
@@ -65,10 +72,24 @@ func (t *taskTable) positions(i int) int64 {
 	return to - from
 }
 
-// keys returns the position keys of task i.
+// keys returns the position keys of task i; the caller must not change
+// them.
 func (t *taskTable) keys(i int) ([]uint64, error) {
+	if keys, ok := t.keysOut[i]; ok {
+		return keys, nil
+	}
 	from, to := t.bounds(i)
 	return t.leaves.Keys(make([]uint64, 0, to-from), from, to)
+}
+
+// publishedKeys returns the keys of task i, kept until it is done or
+// failed: its results are checked against them.
+func (t *taskTable) publishedKeys(i int) ([]uint64, error) {
+	keys, err := t.keys(i)
+	if err == nil && !t.done[i] && !t.failed[i] {
+		t.keysOut[i] = keys
+	}
+	return keys, err
 }
 
 // setDone marks task i done.
@@ -77,6 +98,7 @@ func (t *taskTable) setDone(i int) {
 		return
 	}
 	t.done[i] = true
+	delete(t.keysOut, i)
 	if !t.failed[i] {
 		t.pending-- // a failed task's late result is welcome, already counted
 	}
@@ -88,6 +110,7 @@ func (t *taskTable) setFailed(i int) {
 		return
 	}
 	t.failed[i] = true
+	delete(t.keysOut, i)
 	t.pending--
 }
 
