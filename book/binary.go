@@ -435,7 +435,7 @@ func (b *Book) ImportBinary(r io.Reader, opts *ImportOptions) (ImportStats, erro
 		case ok && !o.Overwrite:
 			st.Conflicts++
 			if o.Errors != nil {
-				fmt.Fprintf(o.Errors, "record %d: %s: score %d, but %d is held: kept (overwrite to replace it)\n",
+				fmt.Fprintf(o.Errors, "record %d: %s: score %d, but %d is held: kept (--overwrite replaces it)\n",
 					st.Lines-1, b.describe(e), e.Score, held.Score)
 			}
 			continue

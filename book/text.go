@@ -246,7 +246,7 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 			return true
 		case ok && !o.Overwrite:
 			st.Conflicts++
-			report(l, fmt.Errorf("score %d, but %d is held: kept (overwrite to replace it)", e.Score, held))
+			report(l, fmt.Errorf("score %d, but %d is held: kept (--overwrite replaces it)", e.Score, held))
 			return true
 		}
 		if err := batch.Put(e); err != nil {

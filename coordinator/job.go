@@ -231,8 +231,12 @@ func (j *job) plan(ctx context.Context) error {
 		j.log.Info("resuming", "run", j.runNo, "state", j.record.State)
 		return nil
 	}
-	j.log.Info("planned", "positions", st.Positions, "in_book", st.InBook, "to_solve", st.Leaves,
-		"scored_at_once", st.Immediate, "took", time.Since(start).Round(time.Millisecond))
+	if st.Kept {
+		j.log.Info("planned before (by estimate, or a run stopped before solving): the plan is kept", "positions", st.Positions, "to_solve", st.Leaves)
+	} else {
+		j.log.Info("planned", "positions", st.Positions, "in_book", st.InBook, "to_solve", st.Leaves,
+			"scored_at_once", st.Immediate, "took", time.Since(start).Round(time.Millisecond))
+	}
 	j.progress(book.JobPlanning, st.Positions, st.Positions, start)
 	return j.save(book.JobSolving, "")
 }

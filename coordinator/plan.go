@@ -124,6 +124,12 @@ type PlanStats struct {
 	InBook    int64 // of them, held by the book when their level was made
 	Immediate int64 // scored at once and written by this planning
 	Leaves    int64 // positions to solve
+
+	// Kept: the plan was made before (by estimate, or a run stopped
+	// before it solved) and only counted, so InBook and Immediate are not
+	// known (0): the positions that planning scored at once are in the
+	// book now.
+	Kept bool
 }
 
 // PlanOptions tunes MakePlan.
@@ -430,6 +436,7 @@ func (pl *planner) count() (PlanStats, error) {
 		return pl.stats, err
 	}
 	pl.stats.Leaves = kf.Len()
+	pl.stats.Kept = true
 	return pl.stats, kf.Close()
 }
 

@@ -81,7 +81,7 @@ func TestBookExport_bin(t *testing.T) {
 	r := run(t, "", "book", "export", "--book", path, "--format", "bin", "--out", out)
 	wantOK(t, r)
 	size := 20 + 11*len(want)
-	if re := `^wrote ` + human.Count(len(want)) + ` positions of depth 0..5 to .*5x4.bin: ` + human.Count(size) + ` bytes, binary format version 1\n$`; !regexp.MustCompile(re).MatchString(r.stderr) {
+	if re := `^wrote ` + human.Count(len(want)) + ` positions of at most 5 stones to .*5x4.bin: ` + human.Count(size) + ` bytes, binary format version 1\n$`; !regexp.MustCompile(re).MatchString(r.stderr) {
 		t.Errorf("stderr %q does not match %s", r.stderr, re)
 	}
 	h, got := readBinaryFile(t, out)

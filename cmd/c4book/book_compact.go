@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/internal/human"
 )
 
 const bookCompactLong = `Rewrite the whole book into Pebble's bottom level: the smallest it gets
@@ -44,7 +45,7 @@ func newBookCompactCommand(a *app) *cobra.Command {
 			}
 			// Pebble deletes the replaced tables in the background: the
 			// directory is measured once the book is closed.
-			fmt.Fprintf(a.stdout, "directory: %d bytes before, %d after\n", before, after)
+			fmt.Fprintf(a.stdout, "directory: %s bytes before, %s after\n", human.Count(before), human.Count(after))
 			return nil
 		},
 	}
@@ -68,8 +69,8 @@ func compactBook(cmd *cobra.Command, bk *book.Book, w io.Writer) error {
 	if st.Entries > 0 {
 		perEntry = float64(st.TableBytes) / float64(st.Entries)
 	}
-	fmt.Fprintf(w, "tables: %d bytes before, %d after (%d entries, %.2f bytes/entry)\n",
-		before, st.TableBytes, st.Entries, perEntry)
+	fmt.Fprintf(w, "tables: %s bytes before, %s after (%s entries, %.2f bytes/entry)\n",
+		human.Count(before), human.Count(st.TableBytes), human.Count(st.Entries), perEntry)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"regexp"
 	"testing"
+
+	"github.com/c4book/c4book/internal/human"
 )
 
 func TestBookCompact(t *testing.T) {
@@ -14,8 +16,8 @@ func TestBookCompact(t *testing.T) {
 	t.Logf("\n%s", r.stdout)
 	n := len(scoreMap(t, run(t, "", "book", "export", "--book", path).stdout))
 	for _, re := range []string{
-		`(?m)^tables: \d+ bytes before, [1-9]\d* after \(` + itoa(n) + ` entries, \d+\.\d\d bytes/entry\)$`,
-		`(?m)^directory: [1-9]\d* bytes before, [1-9]\d* after$`,
+		`(?m)^tables: [\d,]+ bytes before, [1-9][\d,]* after \(` + human.Count(n) + ` entries, \d+\.\d\d bytes/entry\)$`,
+		`(?m)^directory: [1-9][\d,]* bytes before, [1-9][\d,]* after$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(r.stdout) {
 			t.Errorf("output does not match %s", re)

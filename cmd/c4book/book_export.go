@@ -118,7 +118,7 @@ func (e *bookExport) write(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "wrote %s positions of depth 0..%d to %s: %s bytes, binary format version %d\n",
+		fmt.Fprintf(e.stderr, "wrote %s positions of at most %d stones to %s: %s bytes, binary format version %d\n",
 			human.Count(h.Records), h.Depth, e.name, human.Count(h.Size()), h.Version)
 		return nil
 	}
@@ -138,10 +138,12 @@ func writePonsReport(w io.Writer, name string, r book.PonsReport) {
 		}
 		return 100 * float64(n) / float64(r.Entries)
 	}
-	fmt.Fprintf(w, "wrote %s: %s of %s positions of depth 0..%d (%.1f%%)\n", name, human.Count(r.Stored), human.Count(r.Entries), r.Depth, pct(r.Stored))
+	fmt.Fprintf(w, "wrote %s: %s of %s positions of at most %d stones (%.1f%%)\n", name, human.Count(r.Stored), human.Count(r.Entries), r.Depth, pct(r.Stored))
 	fmt.Fprintf(w, "lost: %s to collisions (%.1f%%), %s with a score the format cannot hold\n", human.Count(r.Collided), pct(r.Collided), human.Count(r.OutOfRange))
-	fmt.Fprintf(w, "table: log2 size %d, %s slots (load %.2f), %d-byte keys, 1-byte values, %s bytes\n",
-		r.LogSize, human.Count(r.Size), float64(r.Stored)/float64(r.Size), r.KeyBytes, human.Count(r.Bytes))
+	// The load is what the loss formula of docs/cli.md takes: entries
+	// offered a slot, the lost ones included, not the slots filled.
+	fmt.Fprintf(w, "table: log2 size %d, %s slots, %.1f%% filled (load %.2f entries a slot), %d-byte keys, 1-byte values, %s bytes\n",
+		r.LogSize, human.Count(r.Size), 100*float64(r.Stored)/float64(r.Size), float64(r.Entries)/float64(r.Size), r.KeyBytes, human.Count(r.Bytes))
 }
 
 // writeFileAtomic writes the file name with write: into a temporary file

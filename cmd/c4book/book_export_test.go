@@ -72,9 +72,9 @@ func TestBookExport_pons(t *testing.T) {
 	wantOK(t, r)
 	t.Logf("\n%s", r.stderr)
 	for _, re := range []string{
-		`wrote .*5x4.book: \d+ of \d+ positions of depth 0..5`,
+		`wrote .*5x4.book: \d+ of \d+ positions of at most 5 stones`,
 		`lost: \d+ to collisions .*, \d+ with a score the format cannot hold`,
-		`table: log2 size 21, 2,097,169 slots .*, 1-byte keys, 1-byte values, 4,194,344 bytes`, // 6 + 2 a slot
+		`table: log2 size 21, 2,097,169 slots, 0\.0% filled \(load 0\.00 entries a slot\), 1-byte keys, 1-byte values, 4,194,344 bytes`, // 6 + 2 a slot
 	} {
 		if !regexp.MustCompile(re).MatchString(r.stderr) {
 			t.Errorf("report does not match %s", re)
@@ -139,4 +139,17 @@ func TestBookExport_usage(t *testing.T) {
 			t.Error("a failed export left its file")
 		}
 	})
+}
+
+// TestWritePonsReport: the load printed is entries offered a slot, the
+// lost ones included, which the loss formula of docs/cli.md takes; the
+// slots filled are a percentage beside it.
+func TestWritePonsReport(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	writePonsReport(&b, "x.book", book.PonsReport{Depth: 12, LogSize: 21, Size: 2000, Entries: 1000, Stored: 800, Collided: 200, KeyBytes: 2, Bytes: 6006})
+	want := "table: log2 size 21, 2,000 slots, 40.0% filled (load 0.50 entries a slot), 2-byte keys"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("report:\n%s\nwant a line with %q", b.String(), want)
+	}
 }

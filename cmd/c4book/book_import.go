@@ -150,12 +150,12 @@ func (imp *bookImport) run(bk *book.Book) error {
 	if imp.binary != nil {
 		unit = "records"
 		st, err = bk.ImportBinary(imp.in, opts)
-		fmt.Fprintf(imp.stdout, "%s: %s records: %s entries written, %s held already, %s conflicting\n",
-			imp.name, human.Count(st.Lines), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts))
+		fmt.Fprintf(imp.stdout, "%s: %s: %s entries written, %s held already, %s conflicting\n",
+			imp.name, human.Counted(st.Lines, "record"), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts))
 	} else {
 		st, err = bk.ImportText(imp.in, opts)
-		fmt.Fprintf(imp.stdout, "%s: %s lines: %s entries written, %s held already, %s conflicting, %s skipped (blank or comment), %s bad\n",
-			imp.name, human.Count(st.Lines), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts), human.Count(st.Skipped), human.Count(st.Bad))
+		fmt.Fprintf(imp.stdout, "%s: %s: %s entries written, %s held already, %s conflicting, %s skipped (blank or comment), %s bad\n",
+			imp.name, human.Counted(st.Lines, "line"), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts), human.Count(st.Skipped), human.Count(st.Bad))
 	}
 	switch {
 	case errors.Is(err, ctxio.ErrStopped):

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/c4book/c4book/internal/human"
 )
 
 func TestBookImport_badLines(t *testing.T) {
@@ -80,7 +82,7 @@ func TestBookImport_file(t *testing.T) {
 			}
 			entries[p.CanonicalKey()] = true
 		}
-		if want := fmt.Sprintf("%s: %d lines: %d entries written, %d held already", file, n, len(entries), n-len(entries)); !strings.HasPrefix(r.stdout, want) {
+		if want := fmt.Sprintf("%s: %s lines: %s entries written, %s held already", file, human.Count(n), human.Count(len(entries)), human.Count(n-len(entries))); !strings.HasPrefix(r.stdout, want) {
 			t.Errorf("stdout %q, want it to start with %q", r.stdout, want)
 		}
 		g := bookGet(t, path, solved)

@@ -9,7 +9,7 @@ import (
 
 // TestEstimate: estimate plans a job, measures a sample of its leaves and
 // ends with one JSON object of its figures; the job then run with
-// generate on the same book finds its plan made.
+// generate on the same book finds its plan made, and says so.
 func TestEstimate(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "e.db")
@@ -38,6 +38,10 @@ func TestEstimate(t *testing.T) {
 	wantOK(t, g)
 	if !strings.Contains(g.stdout, "complete") {
 		t.Errorf("generate after estimate:\n%s", g.stdout)
+	}
+	// The log does not count as none what estimate's planning scored.
+	if !strings.Contains(g.stderr, "planned before (by estimate") || strings.Contains(g.stderr, "scored_at_once") {
+		t.Errorf("generate's log after estimate:\n%s", g.stderr)
 	}
 	wantErr(t, run(t, "", "estimate", "--sample", "0", "--book", path), "--sample 0")
 }

@@ -30,6 +30,15 @@ func Count[T int64 | uint64 | int](n T) string {
 	return b.String()
 }
 
+// Counted writes n with Count and the noun after it, its plural (noun+"s")
+// unless n is 1: "1 line", "2,048 lines".
+func Counted[T int64 | uint64 | int](n T, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Count(n) + " " + noun + "s"
+}
+
 // Rate writes a rate per second: three significant digits, or a whole
 // count with commas from 1,000 up.
 func Rate(r float64) string {
