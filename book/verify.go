@@ -38,9 +38,11 @@ type VerifyOptions struct {
 	// sharing Solver's table. The default value, 0, means 1.
 	Threads int
 
-	// Progress, if set, is called after each entry re-solved with the
-	// number re-solved so far and the number to re-solve in all, from the
-	// goroutines that solve: it must be quick and safe for concurrent use.
+	// Progress, if set, is called once with 0 when the re-solving begins
+	// (after the whole book is read), then after each entry re-solved with
+	// the number re-solved so far and the number to re-solve in all, from
+	// the goroutines that solve: it must be quick and safe for concurrent
+	// use.
 	Progress func(resolved, total int64)
 
 	// Seed seeds the choice of the sample, so that a run can be repeated.
@@ -200,6 +202,9 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 	total := int64(len(chosen))
 	if o.Solved {
 		total += r.SolvedEntries
+	}
+	if o.Progress != nil {
+		o.Progress(0, total)
 	}
 	done := func(e Entry, p solver.Position, score int) {
 		mu.Lock()

@@ -211,7 +211,10 @@ func (c *Conn) natsOptions(ctx context.Context, o Options) ([]nats.Option, error
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			c.found()
-			c.log.Info("nats: reconnected", "client", name, "url", nc.ConnectedUrlRedacted(), "reconnects", nc.Stats().Reconnects)
+			// At the level of the disconnection it ends: whoever was
+			// told the one (a command logs a connection's warnings
+			// only) is told the other.
+			c.log.Warn("nats: reconnected", "client", name, "url", nc.ConnectedUrlRedacted(), "reconnects", nc.Stats().Reconnects)
 		}),
 		nats.ClosedHandler(func(nc *nats.Conn) {
 			if err := nc.LastError(); err != nil {

@@ -178,6 +178,7 @@ type worker struct {
 	*Counters
 	took      atomic.Bool   // a thread took a task since the last status
 	shownIdle atomic.Bool   // the last status stored said not busy
+	shownNone atomic.Bool   // the last status stored counted no task done
 	poke      chan struct{} // asks reportStatus for a status now
 	lastJob   atomic.Value  // string
 }
@@ -434,11 +435,7 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg, sto
 	w.lastJob.Store(t.JobID)
 	w.took.Store(true)
 	if w.shownIdle.Load() {
-		// The status says idle: correct it now, not at the next tick.
-		select {
-		case w.poke <- struct{}{}:
-		default:
-		}
+		w.pokeStatus() // the status says idle: corrected now, not at the next tick
 	}
 	res, err := w.solve(ctx, th, t, positions)
 	w.Busy.Add(-1)
@@ -496,9 +493,22 @@ func (w *worker) deliver(ctx context.Context, msg *queue.TaskMsg, res queue.Resu
 		// duplicate result, which the coordinator ignores.
 		warnUnlessStopped(ctx, log, "acking a task", err)
 	}
-	w.Tasks.Add(1)
 	w.Solved.Add(uint64(positions))
 	w.Nodes.Add(res.Nodes)
+	w.Tasks.Add(1)
+	if w.shownNone.Load() {
+		// The status says 0 solved while the job counts this result:
+		// corrected now, not up to StatusEvery later.
+		w.pokeStatus()
+	}
+}
+
+// pokeStatus has reportStatus store the worker's status now.
+func (w *worker) pokeStatus() {
+	select {
+	case w.poke <- struct{}{}:
+	default:
+	}
 }
 
 // warnUnlessStopped logs err, a failure to talk to the queue, as a
@@ -642,8 +652,8 @@ func decodeTask(t *queue.Task) ([]solver.Position, error) {
 // instant of the report: a worker on tasks of a few milliseconds spends
 // most instants between two of them (waiting for the next one from the
 // server), and sampled alone it would look idle while it solves all the
-// time. A worker shown idle that takes a task reports at once, rather
-// than up to StatusEvery later.
+// time. A worker shown idle that takes a task, or shown with no task done
+// that finishes one, reports at once, rather than up to StatusEvery later.
 func (w *worker) reportStatus(statusCtx, work context.Context) {
 	tick := time.NewTicker(w.cfg.StatusEvery)
 	defer tick.Stop()
@@ -655,6 +665,7 @@ func (w *worker) reportStatus(statusCtx, work context.Context) {
 			Tasks: w.Tasks.Load(), Started: w.started, Busy: took || w.Busy.Load() > 0, JobID: job,
 		}
 		w.shownIdle.Store(!s.Busy)
+		w.shownNone.Store(s.Tasks == 0)
 		if err := w.pub.PutWorkerStatus(statusCtx, s); err != nil && work.Err() == nil {
 			w.log.Debug("storing worker status", "error", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -579,6 +580,58 @@ func TestRun_statusBusyAtOnce(t *testing.T) {
 	if s := pub.reported()[1]; !s.Busy || s.JobID != "j" {
 		t.Errorf("second status %+v, want busy on job j", s)
 	}
+}
+
+// TestRun_statusFirstTaskAtOnce: a worker whose status counts no task
+// done reports as soon as it finishes one, not at its next tick (c4book
+// status showed "SOLVED 0 TASKS 0" for up to 15 s while the job counted
+// thousands of results).
+func TestRun_statusFirstTaskAtOnce(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, 1)}
+	pub := &gatedStatusPublisher{gate: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error)
+	go func() {
+		done <- Run(ctx, tasks, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20, StatusEvery: time.Hour})
+	}()
+	waitFor := func(what string, cond func(queue.WorkerStatus) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !slices.ContainsFunc(pub.reported(), cond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no status %s, 10 s on (the next tick is an hour away): %+v", what, pub.reported())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: 1, Width: 5, Height: 4, Keys: keysOf(t, b, "3344")}, 1, 1, &replies{})
+	// The result waits at the gate: the status of the task taken counts
+	// none done.
+	waitFor("busy with no task done", func(s queue.WorkerStatus) bool { return s.Busy && s.Tasks == 0 })
+	close(pub.gate)
+	waitFor("with the task done", func(s queue.WorkerStatus) bool { return s.Tasks == 1 && s.Solved == 1 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gatedStatusPublisher is statusPublisher whose PublishResult waits for
+// its gate to open (or ctx to be done).
+type gatedStatusPublisher struct {
+	statusPublisher
+	gate chan struct{}
+}
+
+func (p *gatedStatusPublisher) PublishResult(ctx context.Context, r queue.Result) error {
+	select {
+	case <-p.gate:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return p.statusPublisher.PublishResult(ctx, r)
 }
 
 // gatedPublisher's PublishResult waits for its gate to open (or ctx to be

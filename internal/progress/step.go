@@ -28,11 +28,18 @@ func NewStep(w io.Writer, what, unit string, every time.Duration) *Step {
 	return &Step{w: w, what: what, unit: unit, every: every, start: now, last: now}
 }
 
-// Update reports done of total.
+// Update reports done of total. A report of none done starts the clock
+// again: a step that begins its work some time after its Step was made
+// (book verify re-solves once it has read the book) says so, and its
+// time and pace do not count the wait.
 func (p *Step) Update(done, total int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
+	if done == 0 {
+		p.start, p.last = now, now
+		return
+	}
 	if now.Sub(p.last) < p.every || total <= 0 {
 		return
 	}
