@@ -234,3 +234,60 @@ func TestTaskSource_abandonedLane(t *testing.T) {
 		t.Errorf("the survivor took task %d, delivery %d; want task 1, delivered a second time", m.Task.TaskID, m.Delivered)
 	}
 }
+
+// TestTaskSource_aloneStays: a worker alone in the job, which takes its
+// next task while it solves one and acks each task on another goroutine
+// (as worker.Run does), goes through the lanes in order, each once: the
+// acks that land while it looks at the lanes do not look like another
+// worker in its lane. (They did: in the first depth-14 run each worker
+// left its stretch every few seconds to a minute, for the next lane.)
+func TestTaskSource_aloneStays(t *testing.T) {
+	t.Parallel()
+	s, coord := setupQueue(t, testStreams)
+	const n = 12 * Lanes
+	tasks := laneTasks(t, "j", n)
+	if _, err := publishTasksOf(coord, tasks); err != nil {
+		t.Fatal(err)
+	}
+	src := taskSource(t, connectTo(t, s, "w"))
+	src.lookEvery = 5 * time.Millisecond // a look at nearly every task
+	ctx := testCtx(t, 60*time.Second)
+	taken := make(chan *TaskMsg, 1) // the task taken while one is solved
+	go func() {
+		defer close(taken)
+		for range n {
+			m, err := src.Next(ctx)
+			if err != nil {
+				t.Errorf("Next: %v", err)
+				return
+			}
+			taken <- m
+		}
+	}()
+	var acks sync.WaitGroup
+	var lanes []int // the lanes of the tasks, in the order taken
+	for m := range taken {
+		lanes = append(lanes, m.Task.Lane)
+		time.Sleep(time.Millisecond) // solving
+		acks.Add(1)
+		go func() {
+			defer acks.Done()
+			if err := m.Ack(ctx); err != nil {
+				t.Errorf("Ack: %v", err)
+			}
+		}()
+	}
+	acks.Wait()
+	if len(lanes) != n {
+		t.Fatalf("took %d of %d tasks", len(lanes), n)
+	}
+	var visits []int // the lanes, one entry per visit
+	for i, l := range lanes {
+		if i == 0 || l != lanes[i-1] {
+			visits = append(visits, l)
+		}
+	}
+	if len(visits) != Lanes || !slices.IsSorted(visits) {
+		t.Errorf("the worker alone visited the lanes %v: want each once, in order", visits)
+	}
+}

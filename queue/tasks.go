@@ -163,16 +163,25 @@ func (c *Conn) RemoveJob(ctx context.Context, job string) error {
 type TaskSource struct {
 	c *Conn
 
-	mu       sync.Mutex
-	lane     int                       // the lane the worker is in; -1 for none yet
-	laneOpen bool                      // the last task of lane said more will come
-	idle     bool                      // no lane had a task when last looked at
-	cons     [Lanes]jetstream.Consumer // bound lanes
-	held     [Lanes]int                // tasks delivered and not answered yet, by lane
-	waiting  [Lanes]int                // pull requests of this source waiting, by lane
-	lookedAt time.Time                 // when the lanes were last looked at
-	ackWait  time.Duration             // as last read from a lane's consumer
-	readAt   time.Time                 // when
+	mu        sync.Mutex
+	lane      int                       // the lane the worker is in; -1 for none yet
+	laneOpen  bool                      // the last task of lane said more will come
+	idle      bool                      // no lane had a task when last looked at
+	cons      [Lanes]jetstream.Consumer // bound lanes
+	held      [Lanes]int                // tasks delivered and not answered yet, by lane
+	waiting   [Lanes]int                // pull requests of this source waiting, by lane
+	lookedAt  time.Time                 // when the lanes were last looked at
+	lookEvery time.Duration             // laneLookEvery; shorter in tests
+
+	// Counts, by lane, of the tasks answered and the pull requests ended
+	// since the source began: what left held and waiting while the
+	// server's view of the lanes was on its way (laneStates).
+	answers, pullsEnded [Lanes]uint64
+	// sharedLooks counts the looks in a row that saw another worker in
+	// the source's lane: it moves on the second.
+	sharedLooks int
+	ackWait     time.Duration // as last read from a lane's consumer
+	readAt      time.Time     // when
 
 	choosing sync.Mutex // held by the thread looking at the lanes
 }
@@ -195,7 +204,7 @@ const (
 // coordinator has not created them yet (EnsureStreams); a worker retries
 // later.
 func (c *Conn) Tasks(ctx context.Context) (*TaskSource, error) {
-	s := &TaskSource{c: c, lane: -1}
+	s := &TaskSource{c: c, lane: -1, lookEvery: laneLookEvery}
 	if _, err := s.consumer(ctx, 0); err != nil {
 		return nil, err
 	}
@@ -311,7 +320,7 @@ func (s *TaskSource) Next(ctx context.Context) (*TaskMsg, error) {
 // (laneLookEvery). One thread looks; the others wait for its choice.
 func (s *TaskSource) lookAgain(ctx context.Context) error {
 	s.mu.Lock()
-	due := !s.laneOpen || time.Since(s.lookedAt) > laneLookEvery
+	due := !s.laneOpen || time.Since(s.lookedAt) > s.lookEvery
 	s.mu.Unlock()
 	if !due {
 		return nil
@@ -321,7 +330,7 @@ func (s *TaskSource) lookAgain(ctx context.Context) error {
 	s.mu.Lock()
 	cur, open, lookedAt := s.lane, s.laneOpen, s.lookedAt
 	s.mu.Unlock()
-	if open && time.Since(lookedAt) <= laneLookEvery {
+	if open && time.Since(lookedAt) <= s.lookEvery {
 		return nil // another thread looked meanwhile
 	}
 	lanes, err := s.laneStates(ctx)
@@ -338,6 +347,15 @@ func (s *TaskSource) lookAgain(ctx context.Context) error {
 		return nil
 	}
 	next, idle := cur, false
+	shared := cur >= 0 && lanes[cur].busy()
+	s.mu.Lock()
+	if shared {
+		s.sharedLooks++
+	} else {
+		s.sharedLooks = 0
+	}
+	sharedAgain := s.sharedLooks >= 2
+	s.mu.Unlock()
 	switch {
 	case !open || cur < 0:
 		// A lane with tasks, or, with none anywhere, the lane after ours,
@@ -350,14 +368,21 @@ func (s *TaskSource) lookAgain(ctx context.Context) error {
 			}
 		}
 		open = true
-	case lanes[cur].busy() && rand.IntN(2) == 0:
-		// Another worker chose this lane too: one of the two moves, to a
-		// lane nobody works in.
+	case sharedAgain && rand.IntN(2) == 0:
+		// Another worker chose this lane too (seen twice in a row, not a
+		// passing count): one of the two moves, to a lane nobody works
+		// in.
 		if l := chooseLane(lanes, cur); l >= 0 && lanes[l].free() {
 			next = l
 		}
 	}
+	if next != cur {
+		s.c.log.Debug("queue: taking tasks from another lane", "from", cur, "to", next, "shared", shared, "idle", idle)
+	}
 	s.mu.Lock()
+	if next != cur {
+		s.sharedLooks = 0
+	}
 	s.lane, s.laneOpen, s.idle, s.lookedAt = next, open, idle, time.Now()
 	s.mu.Unlock()
 	return nil
@@ -390,6 +415,7 @@ func (s *TaskSource) take(lane int, m jetstream.Msg) (*TaskMsg, error) {
 		once.Do(func() {
 			s.mu.Lock()
 			s.held[lane]--
+			s.answers[lane]++
 			if back && s.lane == lane {
 				s.laneOpen, s.idle = true, false // it comes back to the lane
 			}
@@ -412,6 +438,7 @@ func (s *TaskSource) pull(ctx context.Context, lane int, wait time.Duration) (je
 	defer func() {
 		s.mu.Lock()
 		s.waiting[lane]--
+		s.pullsEnded[lane]++
 		s.mu.Unlock()
 	}()
 	return s.c.pullWithin(ctx, cons, "next task", wait)
@@ -419,7 +446,22 @@ func (s *TaskSource) pull(ctx context.Context, lane int, wait time.Duration) (je
 
 // laneStates returns the state of every lane, from its consumer, with this
 // source's own tasks and pull requests taken out.
+//
+// The server counts a lane's tasks delivered and not acked and its pull
+// requests waiting at some instant while the request is on its way; the
+// source's own counts are read when the answer is back. What left them
+// meanwhile (a task acked by the worker's delivery goroutine, a pull
+// request ended) is still in the server's counts, and taken out as the
+// source's too: else a worker alone in its lane would see another worker
+// there now and then, and leave its stretch of the job for nothing (as
+// the first depth-14 run showed: a move every few seconds to a minute).
+// What came in meanwhile (a task delivered) is not in the server's counts
+// and makes the source's own larger: the others are then counted at
+// least 0, at worst one look late.
 func (s *TaskSource) laneStates(ctx context.Context) ([]laneState, error) {
+	s.mu.Lock()
+	answers, pullsEnded := s.answers, s.pullsEnded
+	s.mu.Unlock()
 	infos, err := s.c.taskConsumers(ctx)
 	if err != nil {
 		return nil, err
@@ -434,8 +476,10 @@ func (s *TaskSource) laneStates(ctx context.Context) ([]laneState, error) {
 			continue
 		}
 		found++
-		held := max(info.NumAckPending-s.held[l], 0)    // by other workers, or left
-		waiting := max(info.NumWaiting-s.waiting[l], 0) // other workers' pulls
+		ownHeld := s.held[l] + int(s.answers[l]-answers[l])
+		ownWaiting := s.waiting[l] + int(s.pullsEnded[l]-pullsEnded[l])
+		held := max(info.NumAckPending-ownHeld, 0)    // by other workers, or left
+		waiting := max(info.NumWaiting-ownWaiting, 0) // other workers' pulls
 		if waiting == 0 && held > 0 && abandoned(info) {
 			// Nobody works in the lane: its tasks delivered and not
 			// answered wait for a worker to pull, to be delivered again
