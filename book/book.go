@@ -209,6 +209,9 @@ func Open(path string, opts *Options) (*Book, error) {
 		return nil, inUse(path, err, writing.has(path))
 	}
 	if err != nil {
+		if missing := missingFile(path, err); missing != nil {
+			return nil, missing
+		}
 		return nil, fmt.Errorf("open book %s: %w", path, err)
 	}
 	board, err := checkBookRecord(db, o.Board)

@@ -157,3 +157,44 @@ func TestVerify_damagedBlockReadOnce(t *testing.T) {
 		t.Errorf("the damaged block was read %d times, want at most 2 (a lookup, the scan); %d entries had a child missing", n, r.ChildSkipped)
 	}
 }
+
+// TestOpen_missingFile: a book whose directory lacks a table its manifest
+// names does not open, and the error says that the book is incomplete,
+// which file is missing, and what to do, not Pebble's words alone.
+func TestOpen_missingFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "book")
+	bk, err := Open(path, testOptions(board5x4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bk.PutBatch(solvedEntries(t, board5x4, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if err := bk.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := bk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tables, _ := filepath.Glob(filepath.Join(path, "*.sst"))
+	if len(tables) == 0 {
+		t.Fatal("no table to remove")
+	}
+	if err := os.Remove(tables[0]); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path, &Options{ReadOnly: true})
+	var missing *MissingFileError
+	if !errors.As(err, &missing) || !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open = %v, want a *MissingFileError", err)
+	}
+	if missing.File != filepath.Base(tables[0]) || missing.Book != path {
+		t.Errorf("missing %q of %q, want %q of %q", missing.File, missing.Book, filepath.Base(tables[0]), path)
+	}
+	for _, want := range []string{"is incomplete", filepath.Base(tables[0]), "restore", "docs/reliability.md"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"regexp"
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -108,4 +110,46 @@ func (e *FileCorruptError) after() []byte {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// MissingFileError is a book whose directory lacks a file that its
+// manifest names: a table deleted or lost (a copy made by hand that left
+// it out, a disk that lost it). The book is incomplete, and no command
+// opens it: the entries of that file would be missing without a word.
+type MissingFileError struct {
+	Book string // the book's directory
+	File string // the missing file's name, as Pebble names it
+	Kind string // what the file is: "sstable", "blob", ...
+	Err  error  // Pebble's error
+}
+
+func (e *MissingFileError) Error() string {
+	return fmt.Sprintf("the book %s is incomplete: its %s file %s is missing from the directory "+
+		"(deleted or lost; the book's entries in it are gone): restore the directory from a copy, "+
+		"or build the book again (docs/reliability.md)", e.Book, e.Kind, e.File)
+}
+
+// Unwrap returns ErrCorrupt.
+func (e *MissingFileError) Unwrap() error { return ErrCorrupt }
+
+// pebbleMissingFile matches Pebble's words for a file its manifest names
+// and its directory lacks: "000017: file 000017 (type sstable) unknown to
+// the objstorage provider: file does not exist".
+var pebbleMissingFile = regexp.MustCompile(`file (\d+) \(type (\w+)\) unknown to the objstorage provider`)
+
+// missingFile returns err, Pebble's failure to open the book at path, as
+// a *MissingFileError when a file of the book is missing, else nil.
+func missingFile(path string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	m := pebbleMissingFile.FindStringSubmatch(err.Error())
+	if m == nil {
+		return nil
+	}
+	name := m[1]
+	if m[2] == "sstable" {
+		name += ".sst"
+	}
+	return &MissingFileError{Book: path, File: name, Kind: m[2], Err: err}
 }
