@@ -113,23 +113,10 @@ func ponsKey3(b *solver.Board, key uint64) uint64 {
 // smallest prime above 2^logSize.
 func ponsSize(logSize int) uint64 {
 	n := uint64(1)<<logSize + 1
-	for !isPrime(n) {
+	for !new(big.Int).SetUint64(n).ProbablyPrime(0) { // exact below 2^64
 		n++
 	}
 	return n
-}
-
-// isPrime tests n by trial division; n is at most a few hundred million.
-func isPrime(n uint64) bool {
-	if n < 2 {
-		return false
-	}
-	for d := uint64(2); d*d <= n; d++ {
-		if n%d == 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // ponsKeyBytes returns the smallest partial key size (1, 2 or 4 bytes) with

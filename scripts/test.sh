@@ -11,7 +11,11 @@
 #      threads, teams, stops and shared table are all in what runs.
 #      This pass builds with the tag c4book_testlie, which adds the lying
 #      worker (worker/lie.go, cmd/c4book/lie.go) and its tests; the first
-#      pass tests the build without it, as it is shipped.
+#      pass tests the build without it, as it is shipped;
+#   3. the solver's pure-Go path (-tags purego: no assembly, the paths of
+#      other architectures and compilers), tested short, and go vet of
+#      every package for arm64 (its prefetch in assembly) and of the
+#      solver with purego, so that neither rots unseen.
 #
 # The tests build without the compiler's profile (-pgo=off): with it, the
 # packages cmd/c4book depends on would be compiled twice, once for its
@@ -27,3 +31,6 @@ go test -pgo=off -race -short -tags c4book_testlie "$@" ./book/ ./cmd/... ./coor
 go test -pgo=off -race -short "$@" \
 	-skip 'TestSolver_Solve_referenceSets|TestSolver_Solve_smallBoards|TestSolver_Solve_largeBoards|TestSolver_evensBound|TestSolver_oddThreatBound|TestSolver_expand' \
 	./solver/
+go test -pgo=off -short -tags purego "$@" ./solver/
+go vet -tags purego ./solver/
+GOARCH=arm64 go vet ./...

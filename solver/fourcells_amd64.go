@@ -1,3 +1,5 @@
+//go:build gc && !purego
+
 package solver
 
 import "golang.org/x/sys/cpu"

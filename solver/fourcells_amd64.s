@@ -1,3 +1,5 @@
+//go:build gc && !purego
+
 #include "textflag.h"
 
 // func fourCells7AVX2(cells *[lineSlots]uint64, n int)

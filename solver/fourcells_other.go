@@ -1,8 +1,9 @@
-//go:build !amd64
+//go:build !amd64 || !gc || purego
 
 package solver
 
-// haveAVX2 is false where there is no assembly version of fourCells7AVX2.
+// haveAVX2 is false where there is no assembly version of fourCells7AVX2
+// (not amd64, another compiler than gc, or the purego tag).
 var haveAVX2 = false
 
 // fourCells7AVX2 is fourCells7Loop where there is no assembly version; it

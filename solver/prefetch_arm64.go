@@ -1,3 +1,5 @@
+//go:build gc && !purego
+
 package solver
 
 // prefetch asks the CPU to bring the cache line at addr into its caches,

@@ -1,3 +1,5 @@
+//go:build gc && !purego
+
 #include "textflag.h"
 
 // func prefetch(addr *uint64)

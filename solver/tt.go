@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
 	"runtime"
 	"sync/atomic"
@@ -243,22 +244,9 @@ func (t *Table) putAt(i, key uint64, score int, bound Bound, move int, nodes uin
 // prevPrime returns the largest prime at most n (n >= 2).
 func prevPrime(n uint64) uint64 {
 	for ; n > 2; n-- {
-		if isPrime(n) {
+		if new(big.Int).SetUint64(n).ProbablyPrime(0) { // exact below 2^64
 			return n
 		}
 	}
 	return 2
-}
-
-// isPrime tests n by trial division; n is at most a few billion here.
-func isPrime(n uint64) bool {
-	if n < 2 {
-		return false
-	}
-	for d := uint64(2); d*d <= n; d++ {
-		if n%d == 0 {
-			return false
-		}
-	}
-	return true
 }
