@@ -53,7 +53,8 @@ type EstimateOptions struct {
 	TableBytes int64
 	// Plan tunes the planning, which the job that follows keeps.
 	Plan *PlanOptions
-	// Progress, if set, is called after each leaf solved with the leaves
+	// Progress, if set, is called once with 0 when the sample begins
+	// (after the planning), then after each leaf solved with the leaves
 	// solved so far and the leaves to solve (measured and warm-up).
 	Progress func(done, total int)
 }
@@ -129,6 +130,9 @@ func EstimateJob(ctx context.Context, spec Spec, bk PlanBook, dir string, o Esti
 	var runMeans []float64 // seconds a leaf, by run
 	var sum, nodes float64
 	done := 0
+	if o.Progress != nil {
+		o.Progress(0, total) // the sample begins: its time starts now, not at the planning
+	}
 	for _, r := range runs {
 		s.Table().Clear()
 		keys, err := leaves.Keys(nil, r.first, r.first+r.warmup+r.measured)
