@@ -15,20 +15,8 @@ import (
 // half the lanes away from its own.
 func TestDispatcher_lanes(t *testing.T) {
 	t.Parallel()
-	const n = 10 * queue.Lanes // 10 tasks a lane
-	keys := make([]uint64, n)
-	for i := range keys {
-		keys[i] = uint64(i + 1)
-	}
-	tasks := newTaskTable(leavesOf(t, keys, nil), 1)
-	fq := &fakeQueue{}
-	cfg := Config{Queue: fq, Window: 2 * queue.Lanes, Spec: Spec{Board: solver.Standard}}
-	var sum Summary
-	d := newDispatcher(cfg, "j", 1, 1, slog.New(slog.DiscardHandler), &sum, tasks)
+	d, fq := publishedDispatcher(t, 10*queue.Lanes, 1, 2*queue.Lanes) // 10 tasks a lane
 	ctx := context.Background()
-	if err := d.publishMore(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if len(fq.published) != 2*queue.Lanes {
 		t.Fatalf("%d tasks published, want a window of 2 in each of %d lanes", len(fq.published), queue.Lanes)
 	}
@@ -71,14 +59,7 @@ func TestDispatcher_lanes(t *testing.T) {
 // each of its first lanes.
 func TestDispatcher_fewTasks(t *testing.T) {
 	t.Parallel()
-	tasks := newTaskTable(leavesOf(t, []uint64{1, 2, 3, 4, 5}, nil), 2)
-	fq := &fakeQueue{}
-	cfg := Config{Queue: fq, Window: 4096, Spec: Spec{Board: solver.Standard}}
-	var sum Summary
-	d := newDispatcher(cfg, "j", 1, 1, slog.New(slog.DiscardHandler), &sum, tasks)
-	if err := d.publishMore(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	_, fq := publishedDispatcher(t, 5, 2, 4096)
 	if len(fq.published) != 3 {
 		t.Fatalf("%d tasks published, want 3", len(fq.published))
 	}
@@ -90,24 +71,13 @@ func TestDispatcher_fewTasks(t *testing.T) {
 }
 
 // TestDispatcher_copyToAnotherWorker: a copy of a task goes to the lane
-// another worker than its answerer answered from last, so that a
+// another worker than its answerer answered from last (or the next one
+// with tasks, when that lane has none left to hand out), so that a
 // cross-check gets a second identity soon.
 func TestDispatcher_copyToAnotherWorker(t *testing.T) {
 	t.Parallel()
-	const n = 10 * queue.Lanes
-	keys := make([]uint64, n)
-	for i := range keys {
-		keys[i] = uint64(i + 1)
-	}
-	tasks := newTaskTable(leavesOf(t, keys, nil), 1)
-	fq := &fakeQueue{}
-	cfg := Config{Queue: fq, Window: 2 * queue.Lanes, Spec: Spec{Board: solver.Standard}}
-	var sum Summary
-	d := newDispatcher(cfg, "j", 1, 1, slog.New(slog.DiscardHandler), &sum, tasks)
+	d, fq := publishedDispatcher(t, 10*queue.Lanes, 1, 2*queue.Lanes)
 	ctx := context.Background()
-	if err := d.publishMore(ctx); err != nil {
-		t.Fatal(err)
-	}
 	d.answered(1, "w1")  // lane 0
 	d.answered(51, "w2") // lane 5
 	for _, tc := range []struct{ task, lane int }{{1, 5}, {51, 0}} {
@@ -119,4 +89,33 @@ func TestDispatcher_copyToAnotherWorker(t *testing.T) {
 			t.Errorf("copy of task %d: %+v, want it in lane %d, the other worker's", tc.task, fq.published, tc.lane)
 		}
 	}
+	// Lane 5 has nothing left to hand out but its last task, in w2's
+	// hands: w2 goes on to lane 6, where the copy goes.
+	_, to := d.laneBounds(5)
+	d.next[5], d.open[5] = to, 1
+	fq.published = nil
+	if err := d.publishAgain(ctx, []int{1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(fq.published) != 1 || fq.published[0].Lane != 6 {
+		t.Errorf("copy of task 1 with w2's lane done: %+v, want it in lane 6, where w2 goes on", fq.published)
+	}
+}
+
+// publishedDispatcher returns the dispatcher of a job of leaves keyed 1 to
+// leaves, in tasks of size, with a window of window tasks, once it has
+// published its first tasks into its fake queue.
+func publishedDispatcher(t *testing.T, leaves, size, window int) (*dispatcher, *fakeQueue) {
+	t.Helper()
+	keys := make([]uint64, leaves)
+	for i := range keys {
+		keys[i] = uint64(i + 1)
+	}
+	fq := &fakeQueue{}
+	cfg := Config{Queue: fq, Window: window, Spec: Spec{Board: solver.Standard}}
+	d := newDispatcher(cfg, "j", 1, 1, slog.New(slog.DiscardHandler), &Summary{}, newTaskTable(leavesOf(t, keys, nil), size))
+	if err := d.publishMore(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return d, fq
 }

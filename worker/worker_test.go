@@ -589,7 +589,7 @@ func TestRun_statusBusyAtOnce(t *testing.T) {
 func TestRun_statusFirstTaskAtOnce(t *testing.T) {
 	b := solver.MustBoard(5, 4)
 	tasks := &fakeTasks{msgs: make(chan *queue.TaskMsg, 1)}
-	pub := &gatedStatusPublisher{gate: make(chan struct{})}
+	pub := &gatedPublisher{gate: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error)
@@ -618,26 +618,10 @@ func TestRun_statusFirstTaskAtOnce(t *testing.T) {
 	}
 }
 
-// gatedStatusPublisher is statusPublisher whose PublishResult waits for
-// its gate to open (or ctx to be done).
-type gatedStatusPublisher struct {
-	statusPublisher
-	gate chan struct{}
-}
-
-func (p *gatedStatusPublisher) PublishResult(ctx context.Context, r queue.Result) error {
-	select {
-	case <-p.gate:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return p.statusPublisher.PublishResult(ctx, r)
-}
-
 // gatedPublisher's PublishResult waits for its gate to open (or ctx to be
-// done), then records the result.
+// done), then records the result; it records the statuses too.
 type gatedPublisher struct {
-	fakePublisher
+	statusPublisher
 	gate chan struct{}
 }
 
@@ -647,7 +631,7 @@ func (p *gatedPublisher) PublishResult(ctx context.Context, r queue.Result) erro
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	return p.fakePublisher.PublishResult(ctx, r)
+	return p.statusPublisher.PublishResult(ctx, r)
 }
 
 // countingTasks is fakeTasks that counts the calls to Next.

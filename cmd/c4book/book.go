@@ -60,6 +60,17 @@ const (
 	bookCreate                    // for writing; a missing book is made
 )
 
+// readBook loads the command's configuration and opens its book
+// (book.path) read-only: the prologue of every command that reads a book.
+func readBook(cmd *cobra.Command) (config.Config, *book.Book, error) {
+	cfg, err := loadConfig(cmd)
+	if err != nil {
+		return cfg, nil, err
+	}
+	bk, err := openBook(cmd, cfg, bookPath(cfg), bookReadOnly)
+	return cfg, bk, err
+}
+
 // openBook opens the book at path for cmd. A book is made (bookCreate) for
 // the configured board; an existing one must be of that board only if
 // cmd's --width or --height was given. Errors say what to do.

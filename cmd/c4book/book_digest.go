@@ -84,11 +84,7 @@ func newBookDigestCommand(a *app) *cobra.Command {
 			if concurrency == 0 {
 				concurrency = runtime.NumCPU()
 			}
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			bk, err := openBook(cmd, cfg, bookPath(cfg), bookReadOnly)
+			cfg, bk, err := readBook(cmd)
 			if err != nil {
 				return err
 			}

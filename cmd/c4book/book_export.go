@@ -65,11 +65,7 @@ func newBookExportCommand(a *app) *cobra.Command {
 			case format != "text" && out == "" && isTerminal(a.stdout):
 				return newUsageError(cmd, fmt.Errorf("--format %s writes binary data: give --out FILE or redirect the output", format))
 			}
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			bk, err := openBook(cmd, cfg, bookPath(cfg), bookReadOnly)
+			_, bk, err := readBook(cmd)
 			if err != nil {
 				return err
 			}

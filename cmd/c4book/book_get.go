@@ -47,11 +47,7 @@ func newBookGetCommand(a *app) *cobra.Command {
 		Example: bookGetExample,
 		Args:    checkArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			bk, err := openBook(cmd, cfg, bookPath(cfg), bookReadOnly)
+			cfg, bk, err := readBook(cmd)
 			if err != nil {
 				return err
 			}

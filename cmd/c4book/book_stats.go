@@ -29,11 +29,7 @@ func newBookStatsCommand(a *app) *cobra.Command {
 		Long:  bookStatsLong,
 		Args:  checkArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			bk, err := openBook(cmd, cfg, bookPath(cfg), bookReadOnly)
+			_, bk, err := readBook(cmd)
 			if err != nil {
 				return err
 			}

@@ -69,11 +69,7 @@ func newBookVerifyCommand(a *app) *cobra.Command {
 			if !cmd.Flags().Changed("seed") {
 				seed = rand.Uint64()
 			}
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			bk, err := openBook(cmd, cfg, bookPath(cfg), bookReadOnly)
+			cfg, bk, err := readBook(cmd)
 			if err != nil {
 				return err
 			}
