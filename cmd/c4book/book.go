@@ -17,18 +17,18 @@ const bookLong = `Read, check and convert an opening book.
 The book is a Pebble database in a directory: --book PATH, or the key
 book.path (default c4book.db). It knows its board size, so the commands
 that read it need no --width and --height; given, they must match it.
-get, stats, export, verify and digest open the book read-only: several
-can run at once. While a job (generate, coordinator) writes the book,
+get, stats, export, verify, digest and checkpoint open the book
+read-only: several can run at once. While a job (generate, coordinator) writes the book,
 they read the newest snapshot the job left in it (every
 book.snapshot-interval), saying so on standard error; a job that has left
-none yet is an error. import, compact and revoke write the book, and
-cannot while a job does.`
+none yet is an error. import, restore, compact and revoke write the
+book, and cannot while a job does.`
 
 // newBookCommand builds "c4book book" and its subcommands.
 func newBookCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "book",
-		Short: "Look up, import, export, verify, digest, compact and revoke in the opening book",
+		Short: "Look up, import, export, verify, digest, checkpoint, compact and revoke in the opening book",
 		Long:  bookLong,
 		Args:  checkArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,6 +45,8 @@ func newBookCommand(a *app) *cobra.Command {
 		newBookImportCommand(a),
 		newBookVerifyCommand(a),
 		newBookDigestCommand(a),
+		newBookCheckpointCommand(a),
+		newBookRestoreCommand(a),
 		newBookCompactCommand(a),
 		newBookRevokeCommand(a),
 	)
