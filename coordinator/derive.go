@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/internal/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 

@@ -7,7 +7,7 @@ import (
 	"iter"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/internal/keyfile"
 )
 
 // jobLeaves are a plan's leaves in the job's order (see MakePlan): leaf i

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/internal/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/internal/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 

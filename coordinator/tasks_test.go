@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/internal/keyfile"
 )
 
 // leavesOf writes keys as a leaves file, and order (if not nil) as the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/c4book/c4book/internal/bench"
+	"github.com/c4book/c4book/cmd/c4book/internal/bench"
 	"github.com/c4book/c4book/solver"
 )
 

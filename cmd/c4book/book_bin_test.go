@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
 
 // bookEntries returns every entry of the book at path, in key order.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/ctxio"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/internal/ctxio"
-	"github.com/c4book/c4book/internal/human"
 )
 
 const bookCheckpointLong = `Write the scores of a job's solved leaves to FILE, small enough to carry

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/coordinator/keyfile"
-	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/internal/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
 
 func TestBookCompact(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/internal/human"
 	"github.com/c4book/c4book/solver"
 )
 

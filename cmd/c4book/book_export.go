@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
 
 const bookExportLong = `Write the book in another format, to standard output or --out FILE.

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/internal/ctxio"
-	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/ctxio"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
 
 const bookImportLong = `Store the positions of "moves score" lines, or of a binary export, in the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
 
 func TestBookImport_badLines(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/c4book/c4book/internal/human"
-	"github.com/c4book/c4book/internal/jobproc"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/progress"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/internal/human"
-	"github.com/c4book/c4book/internal/progress"
 	"github.com/c4book/c4book/solver"
 )
 

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
+	"github.com/c4book/c4book/cmd/c4book/internal/metrics"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/internal/human"
-	"github.com/c4book/c4book/internal/jobproc"
-	"github.com/c4book/c4book/internal/metrics"
 )
 
 const generateLong = `Build an opening book: the exact score of every position reachable from

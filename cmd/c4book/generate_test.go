@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/internal/human"
-	"github.com/c4book/c4book/internal/jobproc"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )

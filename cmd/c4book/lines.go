@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/internal/ctxio"
+	"github.com/c4book/c4book/cmd/c4book/internal/ctxio"
 	"github.com/c4book/c4book/solver"
 )
 

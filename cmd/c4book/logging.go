@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/progress"
 	"github.com/c4book/c4book/config"
-	"github.com/c4book/c4book/internal/progress"
 )
 
 // logStyle is how a command logs: the format and the level of log.format

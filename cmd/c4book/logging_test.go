@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/progress"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/internal/progress"
 )
 
 func TestLogStyle(t *testing.T) {

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
+	"github.com/c4book/c4book/cmd/c4book/internal/status"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/internal/human"
-	"github.com/c4book/c4book/internal/jobproc"
-	"github.com/c4book/c4book/internal/status"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 	"github.com/c4book/c4book/worker"

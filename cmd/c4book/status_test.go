@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/c4book/c4book/internal/status"
+	"github.com/c4book/c4book/cmd/c4book/internal/status"
 	"github.com/c4book/c4book/queue"
 )
 

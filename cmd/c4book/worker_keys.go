@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/config"
-	"github.com/c4book/c4book/internal/jobproc"
 	"github.com/c4book/c4book/queue"
 )
 

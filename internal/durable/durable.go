@@ -1,6 +1,6 @@
 // Package durable holds what makes a change to a directory survive a
 // crash: the one home of the directory sync that the key files of a plan
-// (coordinator/keyfile) and the book's snapshots use.
+// (internal/keyfile) and the book's snapshots use.
 package durable
 
 import "os"

@@ -10,7 +10,7 @@
 //	fakebook --book DIR --depth D [--width W --height H]
 //
 // The positions are enumerated depth by depth, each from the one before,
-// sorted on disk (coordinator/keyfile), and written in synced batches of
+// sorted on disk (internal/keyfile), and written in synced batches of
 // 10,000; the book is compacted at the end, as a finished job's would be
 // after c4book book compact. It prints the positions of each depth.
 package main
@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/coordinator/keyfile"
+	"github.com/c4book/c4book/internal/keyfile"
 	"github.com/c4book/c4book/solver"
 )
 

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/c4book/c4book/book"
-	"github.com/c4book/c4book/internal/human"
-	"github.com/c4book/c4book/internal/progress"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/progress"
 	"github.com/c4book/c4book/queue"
 )
 

@@ -6,8 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/internal/human"
 )
 
 // barWidth is the number of cells of the bar drawn on a terminal.

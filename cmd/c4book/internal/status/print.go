@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/queue"
 )
 

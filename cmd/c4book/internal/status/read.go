@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/c4book/c4book/internal/progress"
+	"github.com/c4book/c4book/cmd/c4book/internal/progress"
 	"github.com/c4book/c4book/queue"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/c4book/c4book/internal/human"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
 
 // Step shows on an output (standard error) how far a long step is: when
