@@ -221,10 +221,9 @@ func (j *job) fetch(ctx context.Context, results Results, wait time.Duration) (i
 	msgs, bad, err := results.Fetch(fetchCtx, 256)
 	cancel()
 	for _, d := range bad {
-		j.summary.Rejected++
-		j.malformed++
-		if floodLogged(j.malformed) {
-			j.log.Warn("malformed result dropped", "sender", d.Sender, "subject", d.Subject, "error", d.Err, "dropped so far", j.malformed)
+		j.summary.Malformed++
+		if floodLogged(j.summary.Malformed) {
+			j.log.Warn("malformed result dropped", "sender", d.Sender, "subject", d.Subject, "error", d.Err, "dropped so far", j.summary.Malformed)
 		}
 	}
 	switch {

@@ -142,7 +142,8 @@ type Summary struct {
 	Immediate     int64            // positions scored without a search (a win at once)
 	Derived       int64            // positions derived from their children
 	Nodes         uint64           // nodes the workers searched for this run's results
-	Rejected      int64            // results rejected
+	Rejected      int64            // results of workers rejected, each counted against its worker (Workers)
+	Malformed     int64            // messages on the result subjects that are no result (do not decode): dropped, counted against no worker
 	Unsigned      int64            // results on a registered worker's subject its key did not sign: refused, not counted against it
 	Ignored       int64            // results of quarantined workers, ignored
 	Quarantined   []string         // workers whose results are ignored

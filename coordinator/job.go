@@ -57,12 +57,11 @@ type job struct {
 	secret runSecret // drawn at each run: which tasks are cross-checked, and the copy ids
 
 	// Owned by the collecting goroutine.
-	record    book.Job
-	runNo     int
-	stale     bool       // tasks of earlier runs had another size: their results cannot be checked
-	tasks     *taskTable // set once the plan is open; the dispatcher's
-	summary   Summary    // read by the status reporter too: see statusCounts
-	malformed int64      // malformed results dropped in this run
+	record  book.Job
+	runNo   int
+	stale   bool       // tasks of earlier runs had another size: their results cannot be checked
+	tasks   *taskTable // set once the plan is open; the dispatcher's
+	summary Summary    // read by the status reporter too: see statusCounts
 
 	// The parts.
 	dispatch *dispatcher     // set once the plan is open

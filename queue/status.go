@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -128,37 +129,53 @@ func (c *Conn) RemoveWorkerStatus(ctx context.Context, workerID string) error {
 
 // Workers returns the statuses of the workers seen within WorkerStatusTTL,
 // ordered by worker id. The error wraps ErrForbidden if the server
-// refuses to let the connection read them.
-//
-// A status under another worker's key than its own worker id says is
-// skipped: a worker with a key may put its own key only, and its id is
-// the key's, whatever the JSON claims.
+// refuses to let the connection read them. A key that holds no status of
+// its own worker is left out (see Junk).
 func (c *Conn) Workers(ctx context.Context) ([]WorkerStatus, error) {
-	all, keys, err := listStatuses[WorkerStatus](ctx, c, workerKeyPrefix+">")
-	var out []WorkerStatus
-	for i, s := range all {
-		if keys[i] == workerKey(s.WorkerID) {
-			out = append(out, s)
-		} else {
-			c.log.Warn("queue: a worker status claims another worker's id", "key", keys[i], "worker_id", s.WorkerID)
-		}
-	}
+	out, _, err := listStatuses(ctx, c, workerKeyPrefix+">", func(s WorkerStatus) string { return workerKey(s.WorkerID) })
 	slices.SortFunc(out, func(a, b WorkerStatus) int { return strings.Compare(a.WorkerID, b.WorkerID) })
 	return out, err
 }
 
 // Jobs returns the statuses of every job a coordinator reported, ordered by
 // job id. The error wraps ErrForbidden if the server refuses to let the
-// connection read them.
+// connection read them. A key that holds no status of its own job is
+// left out (see Junk).
 func (c *Conn) Jobs(ctx context.Context) ([]JobStatus, error) {
-	out, _, err := listStatuses[JobStatus](ctx, c, jobKey("*"))
+	out, _, err := listStatuses(ctx, c, jobKey("*"), func(s JobStatus) string { return jobKey(s.JobID) })
 	slices.SortFunc(out, func(a, b JobStatus) int { return strings.Compare(a.JobID, b.JobID) })
 	return out, err
 }
 
-// listStatuses reads the JSON statuses of the status bucket whose keys
-// match filter, and their keys. Entries gone meanwhile are skipped, unreadable ones logged
-// and skipped.
+// Junk returns the keys of the status bucket whose latest message is no
+// status c4book wrote there, in order ("job.<job>", "worker.<id>"): what
+// Workers and Jobs leave out.
+//
+// Any client may send a request to the JetStream API with any reply
+// subject, and the server publishes its answer there, whatever the
+// client's own permissions: a worker's key can thus have the server
+// write on a job's status key, or on another worker's. The server cannot
+// be told to refuse that, so readers tell junk from statuses instead: a
+// status is one JSON object naming the key's own job or worker
+// (decodeStatus). The owner's next put replaces the junk.
+func (c *Conn) Junk(ctx context.Context) ([]string, error) {
+	_, wj, err := listStatuses(ctx, c, workerKeyPrefix+">", func(s WorkerStatus) string { return workerKey(s.WorkerID) })
+	if err != nil {
+		return nil, err
+	}
+	_, jj, err := listStatuses(ctx, c, jobKey("*"), func(s JobStatus) string { return jobKey(s.JobID) })
+	if err != nil {
+		return nil, err
+	}
+	junk := append(jj, wj...)
+	slices.Sort(junk)
+	return junk, nil
+}
+
+// listStatuses reads the statuses of the status bucket whose keys match
+// filter, each from the key keyOf names: the statuses, and the keys
+// holding anything else (junk: see Junk). Entries gone meanwhile are
+// skipped.
 //
 // The keys come from the bucket stream's subjects (a stream info
 // request), not from nats.go's KV key lister: the lister creates a push
@@ -172,15 +189,15 @@ func (c *Conn) Jobs(ctx context.Context) ([]JobStatus, error) {
 // A request the server refuses ends the read at once with an error
 // wrapping ErrForbidden (failOnRefusal): credentials that may not read the
 // status, rather than a server that does not answer.
-func listStatuses[T any](ctx context.Context, c *Conn, filter string) (statuses []T, keys []string, err error) {
+func listStatuses[T any](ctx context.Context, c *Conn, filter string, keyOf func(T) string) (statuses []T, junk []string, err error) {
 	ctx, stop := c.failOnRefusal(ctx)
 	defer stop()
-	statuses, keys, err = readStatuses[T](ctx, c, filter)
-	return statuses, keys, refusedErr(ctx, err)
+	statuses, junk, err = readStatuses(ctx, c, filter, keyOf)
+	return statuses, junk, refusedErr(ctx, err)
 }
 
 // readStatuses is listStatuses without the watch for refusals.
-func readStatuses[T any](ctx context.Context, c *Conn, filter string) (statuses []T, keys []string, err error) {
+func readStatuses[T any](ctx context.Context, c *Conn, filter string, keyOf func(T) string) (statuses []T, junk []string, err error) {
 	kv, err := c.statusKV(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -198,13 +215,30 @@ func readStatuses[T any](ctx context.Context, c *Conn, filter string) (statuses 
 			return nil, nil, c.notReady("get "+k, err)
 		}
 		var s T
-		if err := json.Unmarshal(e.Value(), &s); err != nil {
-			c.log.Warn("queue: unreadable status", "key", k, "err", err)
+		if err := decodeStatus(e.Value(), &s); err != nil || keyOf(s) != k {
+			c.log.Debug("queue: a status key holds no status of its own", "key", k, "err", err)
+			junk = append(junk, k)
 			continue
 		}
-		statuses, keys = append(statuses, s), append(keys, k)
+		statuses = append(statuses, s)
 	}
-	return statuses, keys, nil
+	return statuses, junk, nil
+}
+
+// decodeStatus decodes data, the latest message on a status key, into s:
+// one JSON object, nothing after it. Fields s lacks are ignored, so that
+// a reader reads the statuses of a later version. What the server
+// answers to a request (stream information, an error, a task) names no
+// job or worker, so the caller's check of the id tells it from a status.
+func decodeStatus[T any](data []byte, s *T) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	if err := d.Decode(s); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("more than one value")
+	}
+	return nil
 }
 
 // statusSubjectPrefix starts the subject of each key of the status bucket.
@@ -280,8 +314,8 @@ func (c *Conn) jobStatus(ctx context.Context, job string) (JobStatus, error) {
 		return JobStatus{}, c.notReady("job status of "+job, err)
 	}
 	var s JobStatus
-	if err := json.Unmarshal(e.Value(), &s); err != nil {
-		return JobStatus{}, fmt.Errorf("queue: job status of %s: %w: %v", job, ErrMalformed, err)
+	if err := decodeStatus(e.Value(), &s); err != nil || s.JobID != job {
+		return JobStatus{}, fmt.Errorf("queue: job status of %s: %w: its key holds no status of the job (see Junk)", job, ErrMalformed)
 	}
 	return s, nil
 }

@@ -216,7 +216,10 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 	row("scored at once", human.Count(s.Immediate), "")
 	row("derived", human.Count(s.Derived), "")
 	if s.Rejected > 0 {
-		row("results rejected", human.Count(s.Rejected), "")
+		row("results rejected", human.Count(s.Rejected), "(of workers, each counted against its worker: see by worker)")
+	}
+	if s.Malformed > 0 {
+		row("messages dropped", human.Count(s.Malformed), "(on the results subjects, not results: counted against no worker)")
 	}
 	if s.Unsigned > 0 {
 		row("results unsigned", human.Count(s.Unsigned), "(on a registered worker's subject, not signed by its key: refused, not counted against it)")

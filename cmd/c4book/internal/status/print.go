@@ -52,6 +52,9 @@ func Print(w io.Writer, rep Report, now time.Time, hist *History) {
 	for _, id := range rep.Missing {
 		fmt.Fprintf(w, "Job %s: no status on this server.\n", id)
 	}
+	for _, k := range rep.Junk {
+		fmt.Fprintf(w, "Status %s: not a status but a server's answer to a request some client sent onto it; left out until its owner puts its status again.\n", k)
+	}
 	printWorkerResults(w, rep.Jobs)
 	fmt.Fprintln(w)
 	if len(rep.Workers) == 0 {

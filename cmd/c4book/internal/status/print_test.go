@@ -1,6 +1,8 @@
 package status
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -71,4 +73,35 @@ func TestPrint_watch(t *testing.T) {
 func firstFields(line string, n int) []string {
 	f := strings.Fields(line)
 	return f[:min(n, len(f))]
+}
+
+// TestRead_junk: a job named whose key holds junk is neither shown nor
+// missing; the junk keys are named, and say what they hold.
+func TestRead_junk(t *testing.T) {
+	now := time.Now()
+	conn := &fakeConn{
+		workers: []queue.WorkerStatus{{WorkerID: "w1", Host: "h", Started: now, Seen: now}},
+		junk:    []string{"job.5x4-d10", "worker.w2"},
+	}
+	rep, err := Read(context.Background(), junkJob{conn}, []string{"5x4-d10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Jobs) != 0 || len(rep.Missing) != 0 || len(rep.Junk) != 2 {
+		t.Fatalf("jobs %v, missing %v, junk %v: want the junk alone", rep.Jobs, rep.Missing, rep.Junk)
+	}
+	var out strings.Builder
+	Print(&out, rep, now, nil)
+	for _, k := range conn.junk {
+		if want := "Status " + k + ": not a status but a server's answer to a request some client sent onto it"; !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// junkJob is a fakeConn whose job statuses are junk.
+type junkJob struct{ *fakeConn }
+
+func (junkJob) JobStatus(_ context.Context, id string) (queue.JobStatus, error) {
+	return queue.JobStatus{}, fmt.Errorf("job status of %s: %w", id, queue.ErrMalformed)
 }

@@ -16,8 +16,10 @@ type Source interface {
 	// Jobs returns the statuses of every job reported.
 	Jobs(ctx context.Context) ([]queue.JobStatus, error)
 	// JobStatus returns the status of job id, or an error wrapping
-	// queue.ErrNotFound.
+	// queue.ErrNotFound (none) or queue.ErrMalformed (junk on its key).
 	JobStatus(ctx context.Context, id string) (queue.JobStatus, error)
+	// Junk returns the status keys that hold no status (queue.Conn.Junk).
+	Junk(ctx context.Context) ([]string, error)
 }
 
 var _ Source = (*queue.Conn)(nil)
@@ -34,10 +36,16 @@ type Report struct {
 	Jobs    []queue.JobStatus `json:"jobs"`
 	Missing []string          `json:"missing,omitempty"` // jobs asked for that have no status
 	Workers []Worker          `json:"workers"`
+	// Junk are the status keys ("job.<job>", "worker.<id>") whose latest
+	// message is no status: a server's answer to a request some client
+	// sent onto the key. Their jobs and workers are left out until they
+	// put their statuses again.
+	Junk []string `json:"junk,omitempty"`
 }
 
 // Read reads the statuses of the jobs named (all jobs if none is) and of
-// the workers. A job named that has no status is listed in Missing.
+// the workers. A job named that has no status is listed in Missing; the
+// keys holding junk are listed in Junk.
 func Read(ctx context.Context, src Source, jobs []string) (Report, error) {
 	rep := Report{Jobs: []queue.JobStatus{}, Workers: []Worker{}}
 	ws, err := src.Workers(ctx)
@@ -60,12 +68,15 @@ func Read(ctx context.Context, src Source, jobs []string) (Report, error) {
 		case errors.Is(err, queue.ErrNotFound):
 			rep.Missing = append(rep.Missing, id)
 			continue
+		case errors.Is(err, queue.ErrMalformed):
+			continue // in Junk
 		case err != nil:
 			return rep, err
 		}
 		rep.Jobs = append(rep.Jobs, s)
 	}
-	return rep, nil
+	rep.Junk, err = src.Junk(ctx)
+	return rep, err
 }
 
 // workerRate returns the positions a worker solved per second, from its

@@ -13,6 +13,7 @@ import (
 type fakeConn struct {
 	jobs    []queue.JobStatus
 	workers []queue.WorkerStatus
+	junk    []string
 }
 
 var _ Conn = (*fakeConn)(nil)
@@ -20,6 +21,7 @@ var _ Conn = (*fakeConn)(nil)
 func (c *fakeConn) Workers(context.Context) ([]queue.WorkerStatus, error) { return c.workers, nil }
 func (c *fakeConn) Jobs(context.Context) ([]queue.JobStatus, error)       { return c.jobs, nil }
 func (c *fakeConn) ConnectedURL() string                                  { return "nats://fake:4222" }
+func (c *fakeConn) Junk(context.Context) ([]string, error)                { return c.junk, nil }
 
 func (c *fakeConn) JobStatus(_ context.Context, id string) (queue.JobStatus, error) {
 	for _, j := range c.jobs {
