@@ -88,7 +88,7 @@ type Config struct {
 	// on whose notice it missed (it is sent once, as a plain message), and
 	// tasks lost from the stream (purged, or lost with the server's
 	// storage), which it publishes again. It looks again as often while
-	// nothing comes. The default value is 10 seconds.
+	// nothing comes. The default value is DefaultIdleCheck.
 	IdleCheck time.Duration
 
 	// refereeGate, if not nil, is called by the referee before each of its
@@ -131,6 +131,11 @@ type Progress struct {
 	Total   int64         // positions of this phase, 0 if not known yet
 	Elapsed time.Duration // since the phase began
 }
+
+// DefaultIdleCheck is the default Config.IdleCheck: a result comes every
+// few seconds on a job that runs, and a look for lost tasks costs a
+// request to the server.
+const DefaultIdleCheck = 10 * time.Second
 
 // Summary is what a run of a job did.
 type Summary struct {
@@ -191,7 +196,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		cfg.QuarantineAfter = DefaultQuarantineAfter
 	}
 	if cfg.IdleCheck <= 0 {
-		cfg.IdleCheck = 10 * time.Second
+		cfg.IdleCheck = DefaultIdleCheck
 	}
 	if cfg.Window <= 0 {
 		cfg.Window = DefaultWindow

@@ -49,10 +49,11 @@ type Config struct {
 	// its threads share: what one finds, the others use. The default value
 	// is solver.DefaultTableBytes.
 	TableBytes int64
-	// Heartbeat is how often a task being solved is reported in progress;
-	// it must be well below the queue's AckWait, and is lowered to a third
-	// of it when the tasks tell their AckWait (queue.TaskSource does). The
-	// default value is 10 seconds.
+	// Heartbeat is how often a task being solved is reported in progress
+	// at most: it is lowered to a third of the tasks' AckWait when the
+	// tasks tell it (queue.TaskSource does, and follows the coordinator's
+	// changes), so that callers need not know it. The default value is
+	// DefaultHeartbeat.
 	Heartbeat time.Duration
 	// IdleExit, if positive, makes the worker exit once no task came for
 	// that long. The default value (0) waits for tasks forever.
@@ -67,6 +68,10 @@ type Config struct {
 	// keeps them inside the worker.
 	Counters *Counters
 }
+
+// DefaultHeartbeat is the default Config.Heartbeat: the longest time
+// between two reports of a task in progress.
+const DefaultHeartbeat = 10 * time.Second
 
 // DefaultStatusEvery is the default Config.StatusEvery: well within
 // queue.WorkerStatusTTL, so that a worker whose report or two was lost is
@@ -104,7 +109,7 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 		cfg.TableBytes = solver.DefaultTableBytes
 	}
 	if cfg.Heartbeat <= 0 {
-		cfg.Heartbeat = 10 * time.Second
+		cfg.Heartbeat = DefaultHeartbeat
 	}
 	if cfg.StatusEvery <= 0 {
 		cfg.StatusEvery = DefaultStatusEvery

@@ -166,7 +166,6 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		ID:          id,
 		Concurrency: n,
 		TableBytes:  int64(cfg.Worker.TTSize),
-		Heartbeat:   jobproc.Heartbeat(cfg.Queue.AckWait),
 		IdleExit:    idle,
 		Log:         log,
 		Counters:    counters,

@@ -342,18 +342,11 @@ func (p *Process) startWorker(ctx context.Context) error {
 		p.wkrErr = worker.Run(wctx, tasks, conn, worker.Config{
 			Concurrency: p.opts.Workers,
 			TableBytes:  int64(p.cfg.Worker.TTSize),
-			Heartbeat:   Heartbeat(p.cfg.Queue.AckWait),
 			Log:         p.opts.PartLog.With("role", "worker"),
 			Counters:    p.counters,
 		})
 	}()
 	return nil
-}
-
-// Heartbeat returns how often a worker reports a task in progress: a third
-// of the queue's AckWait, at most worker's default of 10 seconds.
-func Heartbeat(ackWait time.Duration) time.Duration {
-	return min(ackWait/3, 10*time.Second)
 }
 
 // stopWorker stops the local worker, if any, and waits for it: tasks it is
