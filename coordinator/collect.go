@@ -40,16 +40,22 @@ func (j *job) solve(ctx context.Context) error {
 	status := time.NewTicker(j.cfg.StatusEvery)
 	defer status.Stop()
 	j.status.put(ctx, book.JobSolving, doneLeaves, total)
+	// Whatever the way out, a run stopped (Ctrl-C) says so, with the
+	// leaves done when it stopped.
+	defer func() {
+		if ctx.Err() != nil {
+			j.status.put(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
+		}
+	}()
 
 	lastResult := time.Now() // or the last look for stranded tasks
 	// A failed task being refereed is not pending: its verdict may still
 	// make it done.
-	for j.tasks.pending > 0 || j.trust.awaitingVerdicts() {
+	for j.tasks.pending > 0 || j.trust.cross.awaitingVerdicts() {
 		select {
-		case v := <-j.trust.verdicts():
+		case v := <-j.trust.cross.verdicts():
 			n, err := j.verdict(ctx, v)
 			if ctx.Err() != nil {
-				j.status.put(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
 				return ctx.Err()
 			}
 			if err != nil {
@@ -85,7 +91,6 @@ func (j *job) solve(ctx context.Context) error {
 		n, err := j.fetch(ctx, results, time.Second)
 		switch {
 		case ctx.Err() != nil:
-			j.status.put(context.WithoutCancel(ctx), book.JobStopped, doneLeaves, total)
 			return ctx.Err()
 		case errors.Is(err, queue.ErrNotReady):
 			// A part of the queue is gone (deleted by a client with every

@@ -273,22 +273,22 @@ func TestCollect_refereeQueue(t *testing.T) {
 	collect(1, "m", true) // in line
 	collect(2, "a", false)
 	collect(2, "b", false)
-	if !j.tasks.done[2] || !j.tasks.refereeing[0] || !j.tasks.refereeing[1] || len(j.trust.refereeQueue) != 1 {
-		t.Fatalf("while the referee is held: done %v, refereeing %v, %d cases in line; want task 2 stored, 0 and 1 refereed", j.tasks.done[:3], j.tasks.refereeing[:3], len(j.trust.refereeQueue))
+	if !j.tasks.done[2] || !j.tasks.refereeing[0] || !j.tasks.refereeing[1] || len(j.trust.cross.line) != 1 {
+		t.Fatalf("while the referee is held: done %v, refereeing %v, %d cases in line; want task 2 stored, 0 and 1 refereed", j.tasks.done[:3], j.tasks.refereeing[:3], len(j.trust.cross.line))
 	}
 	published := len(fq.published)
 	close(release)
 	if _, err := applyVerdict(t, j); err != nil {
 		t.Fatal(err)
 	}
-	if !j.tasks.done[0] || !j.quarantined["m"] || j.tasks.refereeing[1] || j.tasks.done[1] || j.trust.awaitingVerdicts() {
+	if !j.tasks.done[0] || !j.quarantined["m"] || j.tasks.refereeing[1] || j.tasks.done[1] || j.trust.cross.awaitingVerdicts() {
 		t.Fatalf("after the verdict: done %v, quarantined %v, task 1 refereeing %v, awaiting verdicts %v; want m quarantined and task 1's case void",
-			j.tasks.done[:2], j.quarantined, j.tasks.refereeing[1], j.trust.awaitingVerdicts())
+			j.tasks.done[:2], j.quarantined, j.tasks.refereeing[1], j.trust.cross.awaitingVerdicts())
 	}
 	if again := fq.published[published:]; len(again) != 1 || func() int { _, _, i := splitTaskID(again[0].TaskID); return i }() != 1 {
 		t.Errorf("published after the verdict: %v, want a copy of task 1", again)
 	}
-	if first, ok := j.firstResults[1]; !ok || first.WorkerID != "b" {
+	if first, ok := j.cross.firstResults[1]; !ok || first.WorkerID != "b" {
 		t.Errorf("task 1's first answer: %+v, %v; want b's kept", first, ok)
 	}
 	collect(1, "a", false)

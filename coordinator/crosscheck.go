@@ -60,9 +60,9 @@ func (t *trust) otherIdentity(worker string) bool {
 // the entries are stored on the word of r's sender alone (a skipped
 // check).
 func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) (entries []book.Entry, decided, oneWord, referred bool) {
-	first, ok := t.firstResults[index]
+	first, ok := t.cross.firstResults[index]
 	if !ok {
-		t.firstResults[index] = queue.Result{WorkerID: r.WorkerID, TaskID: r.TaskID, Scores: slices.Clone(r.Scores)}
+		t.cross.firstResults[index] = queue.Result{WorkerID: r.WorkerID, TaskID: r.TaskID, Scores: slices.Clone(r.Scores)}
 		return nil, false, false, false
 	}
 	if first.WorkerID == r.WorkerID {
@@ -70,7 +70,7 @@ func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) (entries
 		if !t.otherIdentity(r.WorkerID) {
 			// No other worker has answered in this run: there is nobody
 			// to check against.
-			delete(t.firstResults, index)
+			delete(t.cross.firstResults, index)
 			t.sum.CrossSkipped++
 			t.log.Debug("cross-check skipped: no other worker has answered in this run", "task", index, "worker", r.WorkerID)
 			return es, true, true, false
@@ -80,11 +80,11 @@ func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) (entries
 		}
 		// Other workers answer, but none took a copy of this task: the
 		// coordinator checks.
-		delete(t.firstResults, index)
-		t.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: []queue.Result{answer(r)}, nodes: r.Nodes})
+		delete(t.cross.firstResults, index)
+		t.cross.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: []queue.Result{answer(r)}, nodes: r.Nodes})
 		return nil, false, false, true
 	}
-	delete(t.firstResults, index)
+	delete(t.cross.firstResults, index)
 	if slices.Equal(first.Scores, r.Scores) {
 		t.sum.CrossChecked++
 		t.crossResult(first.WorkerID, first.TaskID, true, nil)
@@ -92,7 +92,7 @@ func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) (entries
 		return es, true, false, false
 	}
 	t.log.Warn("cross-check: two workers disagree; the coordinator solves the task", "task", index, "workers", []string{first.WorkerID, r.WorkerID})
-	t.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: []queue.Result{first, answer(r)}, nodes: r.Nodes})
+	t.cross.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: []queue.Result{first, answer(r)}, nodes: r.Nodes})
 	return nil, false, false, true
 }
 
@@ -131,7 +131,7 @@ func (t *trust) crossResult(worker string, task uint64, passed bool, reason erro
 // time; everything else stays on the collecting goroutine:
 //
 //   - trust makes a case of the task (refer): its keys and the answers the
-//     verdict judges. Cases wait in line (refereeQueue); the one the
+//     verdict judges. Cases wait in line (crossChecks.line); the one the
 //     referee solves (judging) is sent to it, and its verdict, the
 //     entries or the solve's error, comes back on a channel, which the
 //     collecting loop watches beside the results (job.solve).
@@ -155,6 +155,17 @@ func (t *trust) crossResult(worker string, task uint64, passed bool, reason erro
 //     any, kept as the first of a new cross-check. So the disagreements a
 //     liar made while the referee solved cost no solve once one verdict
 //     has caught it.
+
+// crossChecks are the cross-checks under way, which trust keeps on the
+// collecting goroutine: the first answers awaiting another identity's,
+// and the cases of the referee, in line or being judged.
+type crossChecks struct {
+	firstResults map[int]queue.Result // cross-checked tasks: the first result, awaiting another worker's
+	requeued     []int                // tasks whose first result, or case for the referee, a quarantine voided
+	referee      *referee             // the coordinator's own solver, in its goroutine (startReferee)
+	line         []*refereeCase       // cases in line for the referee
+	judging      *refereeCase         // the case the referee solves, or nil
+}
 
 // refereeCase is a task the referee solves, and the answers its verdict
 // judges.
@@ -193,7 +204,7 @@ func (t *trust) startReferee(ctx context.Context) (stop func()) {
 	// lets either side wait for the other.
 	r := &referee{board: t.board, bytes: t.refereeBytes, gate: t.gate, cases: make(chan []uint64, 1), verdicts: make(chan verdict, 1),
 		done: make(chan struct{})}
-	t.referee = r
+	t.cross.referee = r
 	go r.run(ctx)
 	return func() {
 		cancel()
@@ -255,33 +266,33 @@ func (r *referee) solve(ctx context.Context, s **solver.Solver, keys []uint64) (
 
 // refer puts case c in line for the referee, and sends it at once if the
 // referee is idle.
-func (t *trust) refer(c *refereeCase) {
-	t.refereeQueue = append(t.refereeQueue, c)
-	t.sendCase()
+func (x *crossChecks) refer(c *refereeCase) {
+	x.line = append(x.line, c)
+	x.sendCase()
 }
 
 // sendCase sends the first case in line to the referee, if it is idle.
-func (t *trust) sendCase() {
-	if t.judging != nil || len(t.refereeQueue) == 0 {
+func (x *crossChecks) sendCase() {
+	if x.judging != nil || len(x.line) == 0 {
 		return
 	}
-	t.judging = t.refereeQueue[0]
-	t.refereeQueue[0] = nil
-	t.refereeQueue = t.refereeQueue[1:]
-	t.referee.cases <- t.judging.keys // never waits: see startReferee
+	x.judging = x.line[0]
+	x.line[0] = nil
+	x.line = x.line[1:]
+	x.referee.cases <- x.judging.keys // never waits: see startReferee
 }
 
 // verdicts returns the channel of the referee's verdicts: nil (never
 // ready) if it is not started.
-func (t *trust) verdicts() <-chan verdict {
-	if t.referee == nil {
+func (x *crossChecks) verdicts() <-chan verdict {
+	if x.referee == nil {
 		return nil
 	}
-	return t.referee.verdicts
+	return x.referee.verdicts
 }
 
 // awaitingVerdicts reports whether a case is with the referee or in line.
-func (t *trust) awaitingVerdicts() bool { return t.judging != nil || len(t.refereeQueue) > 0 }
+func (x *crossChecks) awaitingVerdicts() bool { return x.judging != nil || len(x.line) > 0 }
 
 // refereed is what a verdict decides: the task, and its entries to
 // store, the coordinator's.
@@ -297,8 +308,8 @@ type refereed struct {
 // the next case in line is sent. A verdict's error is the job's: the
 // referee could not solve (the job stopped).
 func (t *trust) decide(v verdict) (refereed, error) {
-	c := t.judging
-	t.judging = nil
+	c := t.cross.judging
+	t.cross.judging = nil
 	if v.err != nil {
 		return refereed{}, fmt.Errorf("the coordinator solving task %d of a cross-check: %w", c.index, v.err)
 	}
@@ -316,7 +327,7 @@ func (t *trust) decide(v verdict) (refereed, error) {
 		t.crossResult(a.WorkerID, a.TaskID, reason == nil, reason)
 	}
 	t.credit(c.index, c.answers[len(c.answers)-1].WorkerID, int64(len(v.entries)), false)
-	t.sendCase()
+	t.cross.sendCase()
 	return refereed{index: c.index, entries: v.entries, nodes: c.nodes}, nil
 }
 
@@ -325,21 +336,21 @@ func (t *trust) decide(v verdict) (refereed, error) {
 // again (toSolveAgain), the other worker's answer, if any, kept as the
 // first answer of its cross-check.
 func (t *trust) voidCases(worker string) {
-	kept := t.refereeQueue[:0]
-	for _, c := range t.refereeQueue {
+	kept := t.cross.line[:0]
+	for _, c := range t.cross.line {
 		if !slices.ContainsFunc(c.answers, func(a queue.Result) bool { return a.WorkerID == worker }) {
 			kept = append(kept, c)
 			continue
 		}
 		for _, a := range c.answers {
 			if !t.quarantined[a.WorkerID] {
-				t.firstResults[c.index] = a
+				t.cross.firstResults[c.index] = a
 			}
 		}
-		t.requeued = append(t.requeued, c.index)
+		t.cross.requeued = append(t.cross.requeued, c.index)
 	}
-	clear(t.refereeQueue[len(kept):])
-	t.refereeQueue = kept
+	clear(t.cross.line[len(kept):])
+	t.cross.line = kept
 }
 
 // sameScores reports whether entries hold the scores, in order.

@@ -171,7 +171,7 @@ func testJob(tb testing.TB, spec Spec, cfg Config) (*job, *memBook, *fakeQueue) 
 func applyVerdict(tb testing.TB, j *job) (int64, error) {
 	tb.Helper()
 	select {
-	case v := <-j.trust.verdicts():
+	case v := <-j.trust.cross.verdicts():
 		return j.verdict(context.Background(), v)
 	case <-time.After(time.Minute):
 		tb.Fatal("no verdict from the referee in a minute")

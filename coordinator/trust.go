@@ -81,18 +81,14 @@ type trust struct {
 	tasks *taskTable // the dispatcher's: trust reads it, and records who solved a task
 
 	// Owned by the collecting goroutine.
-	firstResults  map[int]queue.Result   // cross-checked tasks: the first result, awaiting another worker's
+	cross         crossChecks            // the cross-checks under way (crosscheck.go)
 	rejections    map[string]int         // worker -> results rejected
 	quarantined   map[string]bool        // workers whose results are ignored
 	identities    map[string]bool        // workers with a result accepted in this run
 	identityIndex map[string]int32       // workers that stored tasks on their own word in this run: taskTable.by
 	identityNames []string               // by number in identityIndex, from 1
 	toRequeue     []string               // workers quarantined whose results are not yet queued again
-	requeued      []int                  // tasks whose first result of a cross-check, or case for the referee, a quarantine voided
 	registered    map[string]book.Worker // registered workers, by name, as looked up
-	referee       *referee               // the coordinator's own solver, in its goroutine (startReferee)
-	refereeQueue  []*refereeCase         // cases in line for the referee
-	judging       *refereeCase           // the case the referee solves, or nil
 
 	// countsMu guards sum.Workers, which the status reporter reads from
 	// other goroutines.
@@ -104,7 +100,7 @@ type trust struct {
 func newTrust(cfg Config, secret runSecret, log *slog.Logger, sum *Summary, keep func(worker string) error) *trust {
 	return &trust{board: cfg.Spec.Board, book: cfg.Book, depth: cfg.Spec.Depth, crossFraction: cfg.CrossCheck, quarantineAfter: cfg.QuarantineAfter,
 		refereeBytes: cfg.RefereeTableBytes, gate: cfg.refereeGate, onResult: cfg.OnResult, onQuarantine: cfg.OnQuarantine, keep: keep, log: log, secret: secret, sum: sum,
-		firstResults: map[int]queue.Result{}, rejections: map[string]int{}, quarantined: map[string]bool{}, identities: map[string]bool{},
+		cross: crossChecks{firstResults: map[int]queue.Result{}}, rejections: map[string]int{}, quarantined: map[string]bool{}, identities: map[string]bool{},
 		identityIndex: map[string]int32{}, registered: map[string]book.Worker{}}
 }
 
@@ -270,10 +266,10 @@ func (t *trust) quarantineForJob(worker, why string) {
 	}
 	// A first result of a cross-check awaiting a second one is void, and
 	// so is a case in line for the referee with an answer of the worker.
-	for i, r := range t.firstResults {
+	for i, r := range t.cross.firstResults {
 		if r.WorkerID == worker {
-			delete(t.firstResults, i)
-			t.requeued = append(t.requeued, i)
+			delete(t.cross.firstResults, i)
+			t.cross.requeued = append(t.cross.requeued, i)
 		}
 	}
 	t.voidCases(worker)
@@ -395,8 +391,8 @@ func (t *trust) uncredit(index int, n int64) bool {
 // whose first result of a cross-check, or case in line for the referee,
 // a quarantine voided.
 func (t *trust) toSolveAgain() (workers []string, tasks, voided []int, err error) {
-	workers, voided = t.toRequeue, t.requeued
-	t.toRequeue, t.requeued = nil, nil
+	workers, voided = t.toRequeue, t.cross.requeued
+	t.toRequeue, t.cross.requeued = nil, nil
 	for _, w := range workers {
 		if k, ok := t.identityIndex[w]; ok {
 			for i, by := range t.tasks.by {
