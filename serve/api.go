@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,6 +198,31 @@ type Stats struct {
 	// Damaged is the first read error that found the book damaged, which
 	// makes /healthz answer 503; empty while none has.
 	Damaged string `json:"damaged,omitempty"`
+	// Roots are the parts of the game the book covers: the root and depth
+	// of each job that wrote it (its records), by moves. The web page
+	// opens at the first when none is the empty board. Empty for a book
+	// filled by imports alone.
+	Roots []BookRoot `json:"roots"`
+}
+
+// BookRoot is a part of the game a book covers: the positions a job
+// wrote, from its root to its depth.
+type BookRoot struct {
+	Moves string `json:"moves"` // the root's moves; "" is the empty board
+	Depth int    `json:"depth"`
+	State string `json:"state"` // the job's: "done", or where it stopped (book.JobState)
+}
+
+// bookRoots returns the roots of the jobs of records, by moves then depth.
+func bookRoots(records []book.Job) []BookRoot {
+	roots := make([]BookRoot, 0, len(records))
+	for _, j := range records {
+		roots = append(roots, BookRoot{Moves: j.Root, Depth: j.Depth, State: string(j.State)})
+	}
+	slices.SortFunc(roots, func(a, b BookRoot) int {
+		return cmp.Or(strings.Compare(a.Moves, b.Moves), cmp.Compare(a.Depth, b.Depth))
+	})
+	return roots
 }
 
 // DepthCounts counts entries by depth. In JSON it is an object whose
@@ -228,8 +254,13 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer src.release()
+	records, err := src.book.Jobs()
+	if err != nil {
+		s.writeError(w, src.noteRead(err))
+		return
+	}
 	st := Stats{Path: src.book.Path(), Board: s.board.String(), Depth: src.depth,
-		Solving: s.opts.SolveTimeout > 0, SolveTimeout: s.opts.SolveTimeout.String(), Cached: s.cache.len()}
+		Solving: s.opts.SolveTimeout > 0, SolveTimeout: s.opts.SolveTimeout.String(), Cached: s.cache.len(), Roots: bookRoots(records)}
 	if !src.snapshot.IsZero() {
 		t := src.snapshot
 		st.Snapshot = &t

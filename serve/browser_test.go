@@ -540,3 +540,35 @@ func TestWeb_page(t *testing.T) {
 		t.Errorf("live job shown as %+v", jv)
 	}
 }
+
+// TestWeb_bookRoot: the page of a book built under a root (as the quick
+// start's, under 44444433) opens at that root, says what the book covers,
+// and starts a new game there; the empty board stays one link away.
+func TestWeb_bookRoot(t *testing.T) {
+	t.Parallel()
+	br := newBrowser(t)
+	b := board54(t)
+	_, ts := newTestServer(t, rootedBook(t, b, "33", 6), Options{SolveTimeout: stepTimeout})
+
+	br.do("loading /", chromedp.Navigate(ts.URL+"/"))
+	v := br.waitPosition("33")
+	if v.URL != "/" || !strings.Contains(v.Source, "book") {
+		t.Errorf("the page opened at %s, its position from %q; want / from the book", v.URL, v.Source)
+	}
+	if covers := eval[string](br, `document.getElementById("roots").innerText`); covers != " · covers 33 to 6 stones" {
+		t.Errorf("the page says %q of what the book covers", covers)
+	}
+	br.click(columnButton(1))
+	if v := br.waitPosition("331"); v.URL != "/?moves=331" {
+		t.Errorf("after a move from the root: URL %s", v.URL)
+	}
+	br.click("#new-game")
+	if v := br.waitPosition("33"); v.URL != "/" {
+		t.Errorf("a new game: URL %s, want /", v.URL)
+	}
+	br.do("loading the empty board", chromedp.Navigate(ts.URL+"/?moves="))
+	if v := br.waitPosition(""); v.URL != "/?moves=" || !strings.Contains(v.Source, "solver") {
+		t.Errorf("the empty board: URL %s, from %q; want /?moves= from the solver", v.URL, v.Source)
+	}
+	br.checkConsole()
+}

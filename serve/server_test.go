@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -602,5 +603,69 @@ func TestDepthCounts_MarshalJSON(t *testing.T) {
 	var back Stats
 	if err := json.Unmarshal(got, &back); err != nil || back.ByDepth[10] != 3 || len(back.ByDepth) != 4 {
 		t.Errorf("read back: %v, %v", back.ByDepth, err)
+	}
+}
+
+// rootedBook writes, in a new book of board b, the exact score of every
+// position under root with at most depth stones whose game is not over,
+// and the record of a job done that built it, as "generate --root root
+// --depth depth" leaves a book; it returns its path.
+func rootedBook(t testing.TB, b *solver.Board, root string, depth int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "book")
+	bk, err := book.Open(path, &book.Options{Create: true, Board: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := solver.New(b, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[uint64]bool{}
+	var entries []book.Entry
+	var walk func(p solver.Position)
+	walk = func(p solver.Position) {
+		if gameOver(&p) != "" || seen[p.Key()] {
+			return
+		}
+		seen[p.Key()] = true
+		entries = append(entries, book.EntryOf(p, book.Value{Score: s.Solve(p), Origin: book.OriginSolved}))
+		if p.Moves() < depth {
+			for _, c := range p.Children() {
+				walk(c)
+			}
+		}
+	}
+	p, err := b.Parse(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk(p)
+	if err := bk.PutBatch(entries); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bk.PutJob(book.Job{ID: "rooted", Root: root, Depth: depth, State: book.JobDone}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestServer_statsRoots: /v1/stats names the roots of the book's jobs.
+func TestServer_statsRoots(t *testing.T) {
+	t.Parallel()
+	b := board54(t)
+	_, ts := newTestServer(t, rootedBook(t, b, "33", 6), Options{})
+	var st Stats
+	getJSON(t, ts.URL+"/v1/stats", &st)
+	if want := []BookRoot{{Moves: "33", Depth: 6, State: "done"}}; !slices.Equal(st.Roots, want) {
+		t.Errorf("roots %+v, want %+v", st.Roots, want)
+	}
+	_, ts = newTestServer(t, testBook(t, b, 2), Options{})
+	getJSON(t, ts.URL+"/v1/stats", &st)
+	if st.Roots == nil || len(st.Roots) != 0 {
+		t.Errorf("roots of a book without jobs %#v, want []", st.Roots)
 	}
 }

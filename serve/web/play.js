@@ -13,6 +13,7 @@ const state = {
   answer: null, // the Answer shown (serve/answer.go); null until the first
   moves: "",    // its moves, 1-based column digits
   busy: false,  // a request is running
+  home: "",     // where a new game starts, and the page without ?moves=: the book's root (GET v1/stats roots)
 };
 let running = null; // the AbortController of the request running
 
@@ -98,7 +99,8 @@ function showError(msg) {
   $("message").hidden = msg === "";
 }
 
-// movesFromURL returns the moves the URL holds: #4453, else ?moves=4453.
+// movesFromURL returns the moves the URL holds: #4453, else ?moves=4453,
+// else (no moves in it) the book's root, state.home.
 function movesFromURL() {
   let hash = location.hash.slice(1);
   try {
@@ -107,11 +109,13 @@ function movesFromURL() {
     // not percent-encoded: the server says what is wrong with it
   }
   if (hash !== "") return hash;
-  return new URLSearchParams(location.search).get("moves") || "";
+  const moves = new URLSearchParams(location.search).get("moves");
+  return moves === null ? state.home : moves;
 }
 
-// urlOf returns the URL of this page holding moves.
-const urlOf = (moves) => location.pathname + (moves ? "?moves=" + moves : "");
+// urlOf returns the URL of this page holding moves: the page itself for
+// state.home, and "?moves=" for the empty board when it is not home.
+const urlOf = (moves) => location.pathname + (moves === state.home ? "" : "?moves=" + moves);
 
 // show asks for the position moves and shows it; how is "push" (a new
 // history entry), "replace" (the URL made canonical) or "keep" (back and
@@ -235,13 +239,32 @@ function showLine(l) {
   line.hidden = false;
 }
 
+// showRoots says what the book covers, the roots and depths of the jobs
+// that built it (GET v1/stats roots), each a link, and makes the first
+// root home when the book does not start at the empty board: a book of
+// the positions under 44444433 opens there, not at a board it does not
+// hold.
+function showRoots(roots) {
+  const out = $("roots");
+  out.replaceChildren();
+  if (roots.length === 0) return;
+  if (!roots.some((r) => r.moves === "")) state.home = roots[0].moves;
+  out.append(" · covers ");
+  roots.forEach((r, i) => {
+    if (i > 0) out.append(", ");
+    const a = el("a", "root", r.moves === "" ? "the empty board" : r.moves);
+    a.href = urlOf(r.moves);
+    out.append(a, ` to ${r.depth} stones` + (r.state === "done" ? "" : ` (${r.state})`));
+  });
+}
+
 async function start() {
   $("board").addEventListener("click", (e) => {
     const column = e.target.closest(".column");
     if (column) play(Number(column.dataset.col));
   });
   $("undo").addEventListener("click", () => show(state.moves.slice(0, -1), "push"));
-  $("new-game").addEventListener("click", () => show("", "push"));
+  $("new-game").addEventListener("click", () => show(state.home, "push"));
   $("best-line").addEventListener("click", () => {
     const moves = state.moves;
     run(async (signal) => showLine(await api("v1/line?moves=" + encodeURIComponent(moves), signal)));
@@ -256,6 +279,7 @@ async function start() {
     if (st.snapshot) parts.push(`a snapshot of ${new Date(st.snapshot).toLocaleString()}: a job is writing the book`);
     parts.push(st.solving ? `solving beyond the book within ${st.solve_timeout}` : "not solving beyond the book");
     $("book").textContent = parts.join(" · ");
+    showRoots(st.roots || []);
     if (st.solving) $("busy").textContent = `Asking the server… (beyond the book it solves, for up to ${st.solve_timeout})`;
   });
   render(); // the empty board, or nothing if the stats failed
