@@ -52,6 +52,15 @@ func (j *job) solve(ctx context.Context) error {
 	// A failed task being refereed is not pending: its verdict may still
 	// make it done.
 	for j.tasks.pending > 0 || j.trust.cross.awaitingVerdicts() {
+		if j.tasks.pending > 0 && j.tasks.pending == j.tasks.nParked && !j.trust.cross.awaitingVerdicts() {
+			n, err := j.storeParked()
+			if err != nil {
+				return err
+			}
+			doneLeaves += n
+			j.progress(book.JobSolving, doneLeaves, total, start)
+			continue
+		}
 		select {
 		case v := <-j.trust.cross.verdicts():
 			n, err := j.verdict(ctx, v)
@@ -275,7 +284,11 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		}
 		good = append(good, m)
 		if a.referred {
+			j.dispatch.unpark(index) // a parked task refereed keeps its place until decided
 			j.dispatch.refereeing(index, true)
+		}
+		if a.parked {
+			j.dispatch.park(index)
 		}
 		if !a.decided {
 			continue
@@ -304,7 +317,38 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 	if err := j.dispatch.publishAnswered(ctx, answered); err != nil {
 		return newly, err
 	}
-	return newly, nil
+	return newly, j.publishUnparked(ctx)
+}
+
+// publishUnparked publishes a copy of each task a new identity unparked
+// (trust.unparkFor).
+func (j *job) publishUnparked(ctx context.Context) error {
+	var again []int
+	for _, i := range j.trust.takeUnparked() {
+		if j.dispatch.unpark(i) {
+			again = append(again, i)
+		}
+	}
+	return j.dispatch.publishAgain(ctx, again)
+}
+
+// storeParked stores the parked tasks on the word of their first answers
+// (trust.parkedEntries), once they are all the run has left: no other
+// identity answered to check them. It returns the positions stored.
+func (j *job) storeParked() (int64, error) {
+	entries, indexes, err := j.trust.parkedEntries()
+	if err != nil {
+		return 0, err
+	}
+	if err := j.cfg.Book.PutBatch(entries); err != nil {
+		return 0, fmt.Errorf("writing results: %w", err)
+	}
+	for _, i := range indexes {
+		j.dispatch.done(i)
+	}
+	j.summary.Solved += int64(len(entries))
+	j.log.Info("cross-checks skipped: no other worker answered in this run to check the last tasks; stored on their first answers", "tasks", len(indexes))
+	return int64(len(entries)), nil
 }
 
 // verdict applies the referee's verdict v (crosscheck.go) on the
@@ -380,6 +424,7 @@ func (j *job) requeueQuarantined(ctx context.Context) (int64, error) {
 	}
 	for _, i := range voided {
 		j.dispatch.refereeing(i, false) // a void case's task is not refereed any more
+		j.dispatch.unpark(i)            // nor parked
 		if j.dispatch.issued(i) && j.tasks.needed(i) {
 			again = append(again, i)
 		}

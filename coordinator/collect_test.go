@@ -98,8 +98,10 @@ func TestCollect_crossCheck(t *testing.T) {
 	if j.tasks.done[0] || len(mb.entries) != planned {
 		t.Fatal("a cross-checked task stored on one result")
 	}
-	if len(fq.published) != published+1 {
-		t.Fatalf("%d copies published after the first answer of a checked task, want 1", len(fq.published)-published)
+	// a is the only identity yet: nobody to check it, no copy published
+	// (TestCollect_crossCheckOneIdentity); b's answer checks it.
+	if !j.tasks.parked[0] || len(fq.published) != published {
+		t.Fatalf("task 0 parked %v, %d copies published after the first answer of the only identity, want parked, none", j.tasks.parked[0], len(fq.published)-published)
 	}
 	collect(solvedResult(t, j, 0, "b"))
 	if !j.tasks.done[0] || j.summary.CrossChecked != 1 {
@@ -157,26 +159,54 @@ func TestCollect_crossCheck(t *testing.T) {
 	}
 }
 
-// TestCollect_crossCheckOneIdentity: a worker alone answering both copies
-// of a cross-checked task: the check is skipped, counted, and the task
-// done on its word; its copies never count as a cross-check.
+// TestCollect_crossCheckOneIdentity: a worker alone answering the first
+// copy of a cross-checked task: nobody can check it, so no copy is
+// published for it to solve again for nothing; the task waits, out of the
+// window. A second identity's first result unparks it and a copy goes out
+// for that identity. A run left with parked tasks alone stores them on
+// their first answers, counted as checks skipped.
 func TestCollect_crossCheckOneIdentity(t *testing.T) {
 	t.Parallel()
 	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
-	j, mb, fq := testJob(t, spec, Config{CrossCheck: 1})
-	planned, published := len(mb.entries), len(fq.published)
-	for range 2 {
-		if _, err := j.collect(context.Background(), []*queue.ResultMsg{resultMsg(solvedResult(t, j, 0, "solo"), &replies{})}); err != nil {
-			t.Fatal(err)
-		}
+	ctx := context.Background()
+
+	j, _, fq := testJob(t, spec, Config{CrossCheck: 1})
+	published, open := len(fq.published), j.dispatch.openAll
+	if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(solvedResult(t, j, 0, "solo"), &replies{})}); err != nil {
+		t.Fatal(err)
 	}
-	// The second copy went out after the first answer; none after the
-	// second.
-	if !j.tasks.done[0] || len(mb.entries) != planned+int(j.tasks.positions(0)) || len(fq.published) != published+1 {
-		t.Errorf("task 0 done %v, %d entries written, %d copies published: want done, stored, one more copy", j.tasks.done[0], len(mb.entries)-planned, len(fq.published)-published)
+	if j.tasks.done[0] || !j.tasks.parked[0] || len(fq.published) != published || j.dispatch.openAll != open-1 {
+		t.Fatalf("after solo's first answer: done %v, parked %v, %d copies published, window %d of %d: want task 0 parked, no copy, its place given up",
+			j.tasks.done[0], j.tasks.parked[0], len(fq.published)-published, j.dispatch.openAll, open)
 	}
-	if s := j.summary; s.CrossChecked != 0 || s.CrossSkipped != 1 || s.Workers["solo"].CrossPassed != 0 || s.Workers["solo"].Accepted != 2 {
-		t.Errorf("summary: %d cross-checked, %d skipped, solo %+v; want 0, 1, no cross-check passed", s.CrossChecked, s.CrossSkipped, s.Workers["solo"])
+	if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(solvedResult(t, j, 1, "other"), &replies{})}); err != nil {
+		t.Fatal(err)
+	}
+	var again []int
+	for _, task := range fq.published[published:] {
+		_, _, index := splitTaskID(task.TaskID)
+		again = append(again, index)
+	}
+	slices.Sort(again)
+	if j.tasks.parked[0] || j.tasks.nParked != 0 || !slices.Equal(again, []int{0, 1}) {
+		t.Errorf("after another identity's first result: task 0 parked %v, copies published of tasks %v; want task 0 unparked, a copy of 0 and of 1", j.tasks.parked[0], again)
+	}
+
+	// Alone to the end: stored on its word.
+	j, mb, _ := testJob(t, spec, Config{CrossCheck: 1})
+	planned := len(mb.entries)
+	if _, err := j.collect(ctx, []*queue.ResultMsg{resultMsg(solvedResult(t, j, 0, "solo"), &replies{})}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := j.storeParked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !j.tasks.done[0] || j.tasks.nParked != 0 || n != j.tasks.positions(0) || len(mb.entries) != planned+int(n) {
+		t.Errorf("stored the parked: task 0 done %v, %d parked, %d positions stored, %d entries written", j.tasks.done[0], j.tasks.nParked, n, len(mb.entries)-planned)
+	}
+	if s := j.summary; s.CrossChecked != 0 || s.CrossSkipped != 1 || s.ByWorker["solo"] != n || s.Workers["solo"].Accepted != 1 {
+		t.Errorf("summary: %d cross-checked, %d skipped, solo credited %d, %+v; want 0, 1, %d", s.CrossChecked, s.CrossSkipped, s.ByWorker["solo"], s.Workers["solo"], n)
 	}
 }
 

@@ -155,7 +155,7 @@ type Summary struct {
 	CrossChecked  int64            // tasks whose scores a second solver confirmed (another worker's, or the coordinator's)
 	Disagreements int64            // cross-checked tasks whose answers disagreed: the coordinator solved them
 	Refereed      int64            // cross-checked tasks the coordinator solved itself: disagreements, and tasks no other worker took a copy of
-	CrossSkipped  int64            // cross-checked tasks whose copies one worker alone answered, no other having answered in the run: stored on its word
+	CrossSkipped  int64            // cross-checked tasks no other identity came to check: stored on the first answer (parked tasks, taskTable.parked)
 	Requeued      int64            // positions stored on the word of workers quarantined later, marked not done and solved again
 	Overdue       int64            // tasks published again because they were out too long (overdue.go)
 	Repaired      []string         // parts of the queue deleted while the job ran, set up again (queue.Conn.RepairQueue)

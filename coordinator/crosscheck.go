@@ -53,17 +53,29 @@ func (t *trust) otherIdentity(worker string) bool {
 	return false
 }
 
+// crossOutcome is what a cross-check made of a result.
+type crossOutcome int
+
+const (
+	crossAwaiting  crossOutcome = iota // the first answer, kept: another identity's copy is published
+	crossParked                        // the first answer, kept, and no other identity has answered: no copy yet (taskTable.parked)
+	crossReferred                      // the task went to the referee
+	crossConfirmed                     // two identities agree: the entries are stored
+	crossSkipped                       // stored on the sender's word alone: nobody else answers
+)
+
 // crossCheck decides a result r, with entries es, of cross-checked task
-// index: the entries to store and decided once two identities agree (or
-// the check is skipped), not decided while a second opinion is awaited
-// or when the task goes to the referee (referred). oneWord is true when
-// the entries are stored on the word of r's sender alone (a skipped
-// check).
-func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) (entries []book.Entry, decided, oneWord, referred bool) {
+// index: the entries to store once two identities agree (or the check is
+// skipped), none while a second opinion is awaited or when the task goes
+// to the referee.
+func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) ([]book.Entry, crossOutcome) {
 	first, ok := t.cross.firstResults[index]
 	if !ok {
 		t.cross.firstResults[index] = queue.Result{WorkerID: r.WorkerID, TaskID: r.TaskID, Scores: slices.Clone(r.Scores)}
-		return nil, false, false, false
+		if !t.otherIdentity(r.WorkerID) {
+			return nil, crossParked
+		}
+		return nil, crossAwaiting
 	}
 	if first.WorkerID == r.WorkerID {
 		// Two copies answered by one identity: no cross-check.
@@ -73,27 +85,83 @@ func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) (entries
 			delete(t.cross.firstResults, index)
 			t.sum.CrossSkipped++
 			t.log.Debug("cross-check skipped: no other worker has answered in this run", "task", index, "worker", r.WorkerID)
-			return es, true, true, false
+			return es, crossSkipped
 		}
 		if t.tasks.copies[index] < maxCrossCopies {
-			return nil, false, false, false // another worker must solve a new copy
+			return nil, crossAwaiting // another worker must solve a new copy
 		}
 		// Other workers answer, but none took a copy of this task: the
 		// coordinator checks.
 		delete(t.cross.firstResults, index)
 		t.cross.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: []queue.Result{answer(r)}, nodes: r.Nodes})
-		return nil, false, false, true
+		return nil, crossReferred
 	}
 	delete(t.cross.firstResults, index)
 	if slices.Equal(first.Scores, r.Scores) {
 		t.sum.CrossChecked++
 		t.crossResult(first.WorkerID, first.TaskID, true, nil)
 		t.crossResult(r.WorkerID, r.TaskID, true, nil)
-		return es, true, false, false
+		return es, crossConfirmed
 	}
 	t.log.Warn("cross-check: two workers disagree; the coordinator solves the task", "task", index, "workers", []string{first.WorkerID, r.WorkerID})
 	t.cross.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: []queue.Result{first, answer(r)}, nodes: r.Nodes})
-	return nil, false, false, true
+	return nil, crossReferred
+}
+
+// unparkFor unparks the parked tasks whose first answer is not worker's:
+// worker, an identity whose first result was just accepted, can check
+// them (crossChecks.unparked, which the job publishes again).
+func (t *trust) unparkFor(worker string) {
+	for i, r := range t.cross.firstResults {
+		if t.tasks.parked[i] && r.WorkerID != worker {
+			t.cross.unparked = append(t.cross.unparked, i)
+		}
+	}
+	slices.Sort(t.cross.unparked)
+}
+
+// takeUnparked returns the tasks unparked since the last call.
+func (t *trust) takeUnparked() []int {
+	out := t.cross.unparked
+	t.cross.unparked = nil
+	return out
+}
+
+// parkedEntries returns the entries of the parked tasks, each on the word
+// of its first answer, and their indexes, in order: the run has nothing
+// else left, and no other identity answered to check them. Each counts
+// as a check skipped and is credited to its sender.
+func (t *trust) parkedEntries() ([]book.Entry, []int, error) {
+	var indexes []int
+	for i := range t.cross.firstResults {
+		if t.tasks.parked[i] {
+			indexes = append(indexes, i)
+		}
+	}
+	slices.Sort(indexes)
+	var entries []book.Entry
+	for _, i := range indexes {
+		r := t.cross.firstResults[i]
+		keys, err := t.tasks.keys(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(keys) != len(r.Scores) {
+			return nil, nil, fmt.Errorf("task %d: %d scores kept for %d positions", i, len(r.Scores), len(keys))
+		}
+		n := t.workerNumber(r.WorkerID)
+		for k, key := range keys {
+			p, err := t.board.PositionFromKey(key)
+			if err != nil {
+				return nil, nil, err
+			}
+			entries = append(entries, book.EntryOf(p, book.Value{Score: int(r.Scores[k]), Origin: book.OriginSolved, Worker: n}))
+		}
+		delete(t.cross.firstResults, i)
+		t.sum.CrossSkipped++
+		t.credit(i, r.WorkerID, int64(len(keys)), true)
+	}
+	return entries, indexes, nil
 }
 
 // answer returns what a cross-check keeps of result r: its sender, task
@@ -162,6 +230,7 @@ func (t *trust) crossResult(worker string, task uint64, passed bool, reason erro
 type crossChecks struct {
 	firstResults map[int]queue.Result // cross-checked tasks: the first result, awaiting another worker's
 	requeued     []int                // tasks whose first result, or case for the referee, a quarantine voided
+	unparked     []int                // tasks parked (taskTable.parked) that a new identity can check now
 	referee      *referee             // the coordinator's own solver, in its goroutine (startReferee)
 	line         []*refereeCase       // cases in line for the referee
 	judging      *refereeCase         // the case the referee solves, or nil

@@ -222,8 +222,9 @@ func liarStored(t *testing.T, bk *book.Book, depth int, n uint32) bool {
 
 // TestRun_crossCheckOneIdentity: two workers holding one key are one
 // identity: with every task cross-checked, their copies never count as a
-// cross-check; with no other identity, every check is skipped, the
-// summary says so, and the job completes with a right book.
+// cross-check; with no other identity, no second copy is published (its
+// solve could check nothing), every check is skipped, the summary says
+// so, and the job completes with a right book.
 func TestRun_crossCheckOneIdentity(t *testing.T) {
 	t.Parallel()
 	b := solver.MustBoard(5, 4)
@@ -245,6 +246,10 @@ func TestRun_crossCheckOneIdentity(t *testing.T) {
 	}
 	if c := sum.Workers["alice"]; sum.CrossChecked != 0 || sum.Disagreements != 0 || c.CrossPassed != 0 || c.CrossFailed != 0 || sum.CrossSkipped == 0 {
 		t.Errorf("%d cross-checked, %d disagreements, alice %+v, %d skipped; want no cross-check, every one skipped", sum.CrossChecked, sum.Disagreements, c, sum.CrossSkipped)
+	}
+	// No copy that nobody could check was solved: one answer a task.
+	if c := sum.Workers["alice"]; c.Accepted != uint64(sum.CrossSkipped) {
+		t.Errorf("alice's results accepted: %d for %d tasks; want one a task, no copy solved for nothing", c.Accepted, sum.CrossSkipped)
 	}
 	checkBook(t, b, k.book, spec.Root, spec.Depth)
 	t.Logf("%d tasks' cross-checks skipped; alice %+v", sum.CrossSkipped, sum.Workers["alice"])

@@ -172,10 +172,33 @@ func (d *dispatcher) answered(index int, worker string) bool {
 // done marks task index done: its entries are stored. A failed task's late
 // result is welcome; it made room in the window when it failed.
 func (d *dispatcher) done(index int) {
+	if d.tasks.setParked(index, false) {
+		d.tasks.setDone(index) // it gave up its place in the window when parked
+		return
+	}
 	if !d.tasks.failed[index] {
 		d.closed(index)
 	}
 	d.tasks.setDone(index)
+}
+
+// park parks task index (see taskTable.parked): it gives up its place in
+// its lane's window until unparked.
+func (d *dispatcher) park(index int) {
+	if d.tasks.setParked(index, true) {
+		d.closed(index)
+	}
+}
+
+// unpark unparks task index, if parked, taking a place in its lane's
+// window again, and reports whether it is to be published again now.
+func (d *dispatcher) unpark(index int) bool {
+	if !d.tasks.setParked(index, false) || !d.issued(index) {
+		return false
+	}
+	d.open[d.lane(index)]++
+	d.openAll++
+	return d.tasks.needed(index)
 }
 
 // refereeing marks task index as being refereed (on), or no longer (off:

@@ -29,6 +29,15 @@ type taskTable struct {
 	// done (pending counts it).
 	refereeing []bool
 
+	// Parked: cross-checked, its first answer kept, awaiting another
+	// identity than its sender's when none has answered in the run
+	// (crossChecks): not needed, so that a worker alone does not solve
+	// copies that nobody can check, and not done. A new identity's first
+	// result unparks it; a run left with parked tasks alone stores them
+	// on their first answers (job.storeParked).
+	parked  []bool
+	nParked int
+
 	// The keys of the tasks published and not done yet, read from the
 	// plan once for their publishing and their results' checks (a task's
 	// leaves are scattered over the plan's key-ordered leaves file: a read
@@ -53,6 +62,7 @@ func newTaskTable(leaves *jobLeaves, size int) *taskTable {
 		pending: n,
 
 		refereeing: make([]bool, n),
+		parked:     make([]bool, n),
 		keysOut:    map[int][]uint64{},
 	}
 }
@@ -124,9 +134,24 @@ func (t *taskTable) reopen(i int) {
 }
 
 // needed reports whether task i still needs a result: neither done, nor
-// failed, nor being refereed.
+// failed, nor being refereed, nor parked.
 func (t *taskTable) needed(i int) bool {
-	return i < t.n && !t.done[i] && !t.failed[i] && !t.refereeing[i]
+	return i < t.n && !t.done[i] && !t.failed[i] && !t.refereeing[i] && !t.parked[i]
+}
+
+// setParked parks task i (on) or unparks it, and reports whether that
+// changed anything.
+func (t *taskTable) setParked(i int, on bool) bool {
+	if t.parked[i] == on {
+		return false
+	}
+	t.parked[i] = on
+	if on {
+		t.nParked++
+	} else {
+		t.nParked--
+	}
+	return true
 }
 
 // published counts a copy of task i published.

@@ -119,6 +119,9 @@ type admission struct {
 	// referred says that the task went to the referee (crosscheck.go): it
 	// is being refereed until its verdict, which decides it.
 	referred bool
+	// parked says that the task's first answer awaits another identity
+	// than its sender's, none having answered (taskTable.parked).
+	parked bool
 }
 
 // Why results are refused, besides the checks' own errors.
@@ -134,7 +137,7 @@ var (
 func (t *trust) admit(m *queue.ResultMsg) admission {
 	r := &m.Result
 	_, _, index := splitTaskID(r.TaskID)
-	needed := t.tasks.needed(index) || index < t.tasks.Len() && t.tasks.failed[index] && !t.tasks.done[index]
+	needed := t.tasks.needed(index) || index < t.tasks.Len() && (t.tasks.parked[index] || t.tasks.failed[index] && !t.tasks.done[index])
 	sender := sender(m)
 	if t.quarantined[sender] {
 		t.sum.Ignored++
@@ -166,7 +169,10 @@ func (t *trust) admit(m *queue.ResultMsg) admission {
 			es[i].Worker = n
 		}
 	}
-	t.identities[sender] = true
+	if !t.identities[sender] {
+		t.identities[sender] = true
+		t.unparkFor(sender)
+	}
 	t.count(r.WorkerID, func(c *queue.WorkerResults) { c.Accepted++ })
 	if t.onResult != nil {
 		t.onResult(r.WorkerID, true)
@@ -176,10 +182,17 @@ func (t *trust) admit(m *queue.ResultMsg) admission {
 	}
 	oneWord := true // stored on the sender's word alone
 	if t.secret.checks(index, t.crossFraction) {
-		var decided, referred bool
-		es, decided, oneWord, referred = t.crossCheck(index, r, es)
-		if !decided {
-			return admission{referred: referred}
+		var outcome crossOutcome
+		es, outcome = t.crossCheck(index, r, es)
+		switch outcome {
+		case crossAwaiting:
+			return admission{}
+		case crossParked:
+			return admission{parked: true}
+		case crossReferred:
+			return admission{referred: true}
+		case crossConfirmed:
+			oneWord = false
 		}
 	}
 	t.credit(index, sender, int64(len(es)), oneWord)

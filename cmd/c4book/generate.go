@@ -234,7 +234,7 @@ func printSummary(w io.Writer, cfg config.Config, s coordinator.Summary) {
 	case cfg.Queue.CrossCheck > 0 && jobproc.LocalOnly(cfg):
 		row("cross-checks", "skipped", "(the only worker is this process's: nobody to check it against)")
 	case s.CrossSkipped > 0:
-		row("cross-checks skipped", human.Count(s.CrossSkipped), "(tasks whose copies one worker answered alone, before any other: stored on its word)")
+		row("cross-checks skipped", human.Count(s.CrossSkipped), "(tasks no other worker came to check: stored on the first answer, no copy solved for nothing)")
 	}
 	if len(s.Repaired) > 0 {
 		row("queue set up again", fmt.Sprint(len(s.Repaired)), "(deleted while the job ran: "+strings.Join(s.Repaired, ", ")+")")

@@ -189,7 +189,7 @@ func TestGenerate_crossCheck(t *testing.T) {
 	printSummary(&out, cfg, coordinator.Summary{JobID: "j", CrossChecked: 3, CrossSkipped: 2, Requeued: 64})
 	got := out.String()
 	if summaryValue(got, "cross-checked tasks") != "3" || summaryValue(got, "cross-checks skipped") != "2" || summaryValue(got, "solved again") != "64" ||
-		!strings.Contains(got, "(tasks whose copies one worker answered alone") || !strings.Contains(got, "(positions of workers quarantined") {
+		!strings.Contains(got, "(tasks no other worker came to check") || !strings.Contains(got, "(positions of workers quarantined") {
 		t.Errorf("summary with cross-checks skipped and positions solved again:\n%s", got)
 	}
 	if def := config.Default().Queue.CrossCheck; def != coordinator.DefaultCrossCheck {
