@@ -36,8 +36,7 @@ func newBookCommand(a *app) *cobra.Command {
 		},
 	}
 	pf := cmd.PersistentFlags()
-	pf.String("book", config.Default().Book.Path, "opening book at `PATH`, a directory (book.path)")
-	bindKey(pf, "book", "book.path")
+	keyFlag(pf, "book", "book.path", config.Default().Book.Path, "opening book at `PATH`, a directory")
 	cmd.AddCommand(
 		newBookGetCommand(a),
 		newBookStatsCommand(a),

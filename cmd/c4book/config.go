@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -19,26 +21,38 @@ func bindKey(fs *pflag.FlagSet, name, key string) {
 	}
 }
 
+// keyFlag adds the flag name to fs, of value's type and default, which
+// sets the configuration key: its usage ends with the key, in
+// parentheses, so that --help names the key the flag sets.
+func keyFlag[T int | string | float64 | time.Duration](fs *pflag.FlagSet, name, key string, value T, usage string) {
+	usage += " (" + key + ")"
+	switch v := any(value).(type) {
+	case int:
+		fs.Int(name, v, usage)
+	case string:
+		fs.String(name, v, usage)
+	case float64:
+		fs.Float64(name, v, usage)
+	case time.Duration:
+		fs.Duration(name, v, usage)
+	}
+	bindKey(fs, name, key)
+}
+
 // addTTSizeFlag adds --tt-size, which sets solver.tt-size.
 func addTTSizeFlag(fs *pflag.FlagSet) {
-	fs.String("tt-size", config.Default().Solver.TTSize.String(),
-		"transposition table `SIZE`: bytes or with a suffix KiB, MiB, GiB, KB, MB, GB (solver.tt-size)")
-	bindKey(fs, "tt-size", "solver.tt-size")
+	keyFlag(fs, "tt-size", "solver.tt-size", config.Default().Solver.TTSize.String(), "transposition table `SIZE`: bytes or with a suffix KiB, MiB, GiB, KB, MB, GB")
 }
 
 // addWorkerTTSizeFlag adds --tt-size, which sets worker.tt-size: the
 // table of a worker, or of generate's own.
 func addWorkerTTSizeFlag(fs *pflag.FlagSet) {
-	fs.String("tt-size", config.Default().Worker.TTSize.String(),
-		"transposition table `SIZE` of the worker, shared by its threads: bytes or with a suffix KiB, MiB, GiB, KB, MB, GB (worker.tt-size)")
-	bindKey(fs, "tt-size", "worker.tt-size")
+	keyFlag(fs, "tt-size", "worker.tt-size", config.Default().Worker.TTSize.String(), "transposition table `SIZE` of the worker, shared by its threads: bytes or with a suffix KiB, MiB, GiB, KB, MB, GB")
 }
 
 // addThreadsFlag adds --threads, which sets solver.threads.
 func addThreadsFlag(fs *pflag.FlagSet) {
-	fs.Int("threads", config.Default().Solver.Threads,
-		"`N` threads search each position together, sharing the table (solver.threads)")
-	bindKey(fs, "threads", "solver.threads")
+	keyFlag(fs, "threads", "solver.threads", config.Default().Solver.Threads, "`N` threads search each position together, sharing the table")
 }
 
 // loadConfig loads the configuration of the running command cmd: the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/cmd/c4book/internal/progress"
+	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/solver"
 )
@@ -101,15 +102,11 @@ func newEstimateCommand(a *app) *cobra.Command {
 			return closeBook(bk, nil)
 		},
 	}
-	f := cmd.Flags()
-	f.Int("depth", 8, "depth `D` of the job (generate.depth)")
-	bindKey(f, "depth", "generate.depth")
-	f.String("root", "", "`MOVES` of the job's root; empty: the empty board (generate.root)")
-	bindKey(f, "root", "generate.root")
-	f.String("book", "c4book.db", "book directory `PATH` of the job, created if needed in an existing directory (book.path)")
-	bindKey(f, "book", "book.path")
-	f.Int("task-size", 64, "`N` positions in one task (queue.task-size)")
-	bindKey(f, "task-size", "queue.task-size")
+	f, def := cmd.Flags(), config.Default()
+	keyFlag(f, "depth", "generate.depth", def.Generate.Depth, "depth `D` of the job")
+	keyFlag(f, "root", "generate.root", def.Generate.Root, "`MOVES` of the job's root; empty: the empty board")
+	keyFlag(f, "book", "book.path", def.Book.Path, "book directory `PATH` of the job, created if needed in an existing directory")
+	keyFlag(f, "task-size", "queue.task-size", def.Queue.TaskSize, "`N` positions in one task")
 	f.IntVar(&sample, "sample", 2048, "`N` leaves measured")
 	f.IntVar(&warmup, "warmup", 0, "`N` leaves solved before each run of 32 to warm the table (default 32)")
 	f.Uint64Var(&seed, "seed", 0, "seed of the sample's choice (default: random, printed)")

@@ -95,20 +95,13 @@ func newGenerateCommand(a *app) *cobra.Command {
 // addJobFlags adds the flags of a job shared by generate and coordinator.
 func addJobFlags(f *pflag.FlagSet) {
 	def := config.Default()
-	f.Int("depth", def.Generate.Depth, "depth `D` of the book: the most stones of its positions (generate.depth)")
-	bindKey(f, "depth", "generate.depth")
-	f.String("root", def.Generate.Root, "`MOVES` of the position the book starts from; empty: the empty board (generate.root)")
-	bindKey(f, "root", "generate.root")
-	f.String("book", def.Book.Path, "book directory `PATH`, created if needed in an existing directory (book.path)")
-	bindKey(f, "book", "book.path")
-	f.Int("task-size", def.Queue.TaskSize, "`N` positions in one task (queue.task-size)")
-	bindKey(f, "task-size", "queue.task-size")
-	f.Float64("cross-check", def.Queue.CrossCheck, "`FRACTION` of tasks solved twice by different workers and compared (queue.cross-check)")
-	bindKey(f, "cross-check", "queue.cross-check")
-	f.String("nats", def.NATS.URL, "`URL` of the NATS server to use instead of the embedded one (nats.url)")
-	bindKey(f, "nats", "nats.url")
-	f.String("listen", def.NATS.Listen, "`HOST:PORT` on which the embedded server accepts remote workers; needs nats.token or nats.user/nats.password (nats.listen)")
-	bindKey(f, "listen", "nats.listen")
+	keyFlag(f, "depth", "generate.depth", def.Generate.Depth, "depth `D` of the book: the most stones of its positions")
+	keyFlag(f, "root", "generate.root", def.Generate.Root, "`MOVES` of the position the book starts from; empty: the empty board")
+	keyFlag(f, "book", "book.path", def.Book.Path, "book directory `PATH`, created if needed in an existing directory")
+	keyFlag(f, "task-size", "queue.task-size", def.Queue.TaskSize, "`N` positions in one task")
+	keyFlag(f, "cross-check", "queue.cross-check", def.Queue.CrossCheck, "`FRACTION` of tasks solved twice by different workers and compared")
+	keyFlag(f, "nats", "nats.url", def.NATS.URL, "`URL` of the NATS server to use instead of the embedded one")
+	keyFlag(f, "listen", "nats.listen", def.NATS.Listen, "`HOST:PORT` on which the embedded server accepts remote workers; needs nats.token or nats.user/nats.password")
 	addMetricsFlag(f)
 }
 

@@ -5,6 +5,5 @@ import "github.com/spf13/pflag"
 // addMetricsFlag adds --metrics, which sets metrics.listen: the address
 // of the command's metrics.Server.
 func addMetricsFlag(f *pflag.FlagSet) {
-	f.String("metrics", "", "`HOST:PORT` on which to serve Prometheus metrics (/metrics), health (/healthz) and Go's profiles (/debug/pprof/); empty: none (metrics.listen)")
-	bindKey(f, "metrics", "metrics.listen")
+	keyFlag(f, "metrics", "metrics.listen", "", "`HOST:PORT` on which to serve Prometheus metrics (/metrics), health (/healthz) and Go's profiles (/debug/pprof/); empty: none")
 }

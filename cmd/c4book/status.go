@@ -109,17 +109,14 @@ func newStatusCommand(a *app) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.String("nats", "", "`URL` of the NATS server (nats.url)")
-	bindKey(f, "nats", "nats.url")
-	f.String("nkey", "", "an observer's key `FILE`, made by c4book worker add NAME --observer (nats.nkey)")
-	bindKey(f, "nkey", "nats.nkey")
+	keyFlag(f, "nats", "nats.url", "", "`URL` of the NATS server")
+	keyFlag(f, "nkey", "nats.nkey", "", "an observer's key `FILE`, made by c4book worker add NAME --observer")
 	f.StringArrayVar(&jobs, "job", nil, "show the job `ID` (\"7x6-d12\", \"7x6-4453-d16\"); repeatable")
 	// No default is shown: without --depth, --root or --job every job is.
 	// --root alone takes its depth from generate.depth.
 	f.Int("depth", 0, "show the job of depth `D` (generate.depth, also the depth of --root given alone)")
 	bindKey(f, "depth", "generate.depth")
-	f.String("root", "", "show the job of this root `MOVES` (generate.root)")
-	bindKey(f, "root", "generate.root")
+	keyFlag(f, "root", "generate.root", "", "show the job of this root `MOVES`")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.BoolVar(&watch, "watch", false, "show the status again every --interval until Ctrl-C, with each job's rate and ETA")
 	f.DurationVar(&interval, "interval", defaultWatchInterval, "time `D` between two reports of --watch")

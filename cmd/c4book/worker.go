@@ -87,16 +87,13 @@ func newWorkerCommand(a *app) *cobra.Command {
 	}
 	f := cmd.Flags()
 	def := config.Default()
-	f.String("nats", "", "`URL` of the coordinator's NATS server (nats.url)")
-	bindKey(f, "nats", "nats.url")
-	f.Int("concurrency", def.Worker.Concurrency, "`N` solving threads; 0: one per CPU (worker.concurrency)")
-	bindKey(f, "concurrency", "worker.concurrency")
+	keyFlag(f, "nats", "nats.url", "", "`URL` of the coordinator's NATS server")
+	keyFlag(f, "concurrency", "worker.concurrency", def.Worker.Concurrency, "`N` solving threads; 0: one per CPU")
 	addWorkerTTSizeFlag(f)
 	addMetricsFlag(f)
 	f.DurationVar(&idle, "exit-when-idle", 0, "leave once no task came for this `DURATION` (0: never)")
 	f.StringVar(&id, "id", "", "`NAME` of the worker in results and status (default HOST-PID; with --nkey, the key's name)")
-	f.String("nkey", "", "the worker's key `FILE`, made by c4book worker add (nats.nkey)")
-	bindKey(f, "nkey", "nats.nkey")
+	keyFlag(f, "nkey", "nats.nkey", "", "the worker's key `FILE`, made by c4book worker add")
 	cmd.AddCommand(newWorkerAddCommand(a), newWorkerRemoveCommand(a), newWorkerListCommand(a), newWorkerConfCommand(a))
 	return cmd
 }

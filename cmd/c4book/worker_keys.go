@@ -216,8 +216,7 @@ func newWorkerConfCommand(a *app) *cobra.Command {
 
 // addRegistryFlags adds --book to a command of the registry.
 func addRegistryFlags(cmd *cobra.Command) {
-	cmd.Flags().String("book", config.Default().Book.Path, "the book at `PATH` whose jobs the workers serve (book.path)")
-	bindKey(cmd.Flags(), "book", "book.path")
+	keyFlag(cmd.Flags(), "book", "book.path", config.Default().Book.Path, "the book at `PATH` whose jobs the workers serve")
 }
 
 // registryPoll is how often a job looks for registry requests (see
