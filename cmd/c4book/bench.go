@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/cmd/c4book/internal/bench"
+	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -61,7 +62,7 @@ func newBenchCommand(a *app) *cobra.Command {
 				return err
 			}
 			defer startHelpers(s, cfg.Solver.Threads)()
-			if isTerminal(a.stderr) {
+			if console.IsTerminal(a.stderr) {
 				opts.solve.Progress = a.stderr
 			}
 			return runBench(cmd.Context(), s, files, opts, a.stdout, a.stderr)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
 
@@ -62,7 +63,7 @@ func newBookExportCommand(a *app) *cobra.Command {
 				return newUsageError(cmd, fmt.Errorf("--max-depth %d: must be 0 (all) or more", maxDepth))
 			case logSize != 0 && format != "pons":
 				return newUsageError(cmd, errors.New("--log-size is for --format pons"))
-			case format != "text" && out == "" && isTerminal(a.stdout):
+			case format != "text" && out == "" && console.IsTerminal(a.stdout):
 				return newUsageError(cmd, fmt.Errorf("--format %s writes binary data: give --out FILE or redirect the output", format))
 			}
 			_, bk, err := readBook(cmd)

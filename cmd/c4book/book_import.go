@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/ctxio"
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
@@ -70,7 +71,7 @@ func newBookImportCommand(a *app) *cobra.Command {
 				}
 				defer f.Close()
 				in, name = f, args[0]
-			} else if isTerminal(a.stdin) {
+			} else if console.IsTerminal(a.stdin) {
 				fmt.Fprintln(a.stderr, `Reading "moves score" lines from standard input; end with Ctrl-D.`)
 			}
 			cr := ctxio.NewReader(cmd.Context(), in)
@@ -79,7 +80,7 @@ func newBookImportCommand(a *app) *cobra.Command {
 			// A binary file says its board: a book made for it is of that
 			// board. A terminal is never a binary file, and is not made to
 			// wait for the bytes that would tell.
-			if !isTerminal(in) {
+			if !console.IsTerminal(in) {
 				if imp.binary, err = imp.binaryHeader(); err != nil {
 					return err
 				}

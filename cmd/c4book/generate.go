@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/cmd/c4book/internal/metrics"
@@ -115,13 +116,13 @@ type jobOptions struct {
 // progress on the console, prints the summary and returns the command's
 // error.
 func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (err error) {
-	console := newConsole(a.stderr, isTerminal(a.stderr), newLogStyle(cfg.Log))
-	console.Width = terminalWidth(a.stderr)
-	log := console.logger()
+	out := console.New(a.stderr, console.IsTerminal(a.stderr), console.NewStyle(cfg.Log))
+	out.Width = console.TerminalWidth(a.stderr)
+	log := out.Logger()
 	p, err := jobproc.New(jobproc.Options{
 		Config: cfg, Command: opts.command, Workers: opts.workers,
-		Log: log, PartLog: console.partLogger(), NATSLog: console.quietLogger(),
-		Progress: console.Update,
+		Log: log, PartLog: out.PartLogger(), NATSLog: out.QuietLogger(),
+		Progress: out.Update,
 		Listening: func(url string, keys bool) {
 			fmt.Fprintf(a.stdout, "NATS server listening: workers connect to %s\nOn each worker machine run:\n\n    %s\n\n", url, workerCommandLine(cfg, url, keys))
 		},
@@ -148,20 +149,20 @@ func runJob(ctx context.Context, a *app, cfg config.Config, opts jobOptions) (er
 		return err
 	}
 	if !jobproc.LocalOnly(cfg) {
-		console.Extra = p.WorkerCount
+		out.Extra = p.WorkerCount
 	}
 
 	progressCtx, stopProgress := context.WithCancel(ctx)
 	progressDone := make(chan struct{})
 	go func() {
 		defer close(progressDone)
-		console.Run(progressCtx)
+		out.Run(progressCtx)
 	}()
 	sum, err := p.Run(ctx, func() {
 		stopProgress()
 		<-progressDone
-		console.Stop()
-		console.quieten()
+		out.Stop()
+		out.Quieten()
 	})
 
 	switch {

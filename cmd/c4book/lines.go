@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/ctxio"
 	"github.com/c4book/c4book/solver"
 )
@@ -39,7 +40,7 @@ func (in *positionInput) run(ctx context.Context, args []string, stdin io.Reader
 	if len(args) > 0 {
 		err = in.answerArgs(ctx, args, answer)
 	} else {
-		if isTerminal(stdin) {
+		if console.IsTerminal(stdin) {
 			fmt.Fprintln(in.stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
 		}
 		what = "lines"

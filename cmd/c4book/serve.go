@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/cmd/c4book/internal/metrics"
 	"github.com/c4book/c4book/config"
@@ -87,8 +88,8 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 		return err
 	}
 	ctx := cmd.Context()
-	out := newConsole(a.stderr, false, newLogStyle(cfg.Log))
-	log := out.logger().With("role", "serve")
+	out := console.New(a.stderr, false, console.NewStyle(cfg.Log))
+	log := out.Logger().With("role", "serve")
 	path := bookPath(cfg)
 
 	// The first open says what is wrong with the book as the book
@@ -116,7 +117,7 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 		Log:          log,
 	}
 	if cfg.NATS.URL != "" {
-		conn, err := jobproc.Connect(ctx, cfg, "c4book serve", out.quietLogger().With("role", "nats"))
+		conn, err := jobproc.Connect(ctx, cfg, "c4book serve", out.QuietLogger().With("role", "nats"))
 		if err != nil {
 			first.Close()
 			if ctx.Err() != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/cmd/c4book/internal/status"
@@ -178,7 +179,7 @@ func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, as
 	}
 	defer conn.Close()
 	if interval > 0 {
-		return statusError(cfg, status.Watch(ctx, a.stdout, isTerminal(a.stdout), conn, jobs, interval))
+		return statusError(cfg, status.Watch(ctx, a.stdout, console.IsTerminal(a.stdout), conn, jobs, interval))
 	}
 	rep, err := status.Read(ctx, conn, jobs)
 	if errors.Is(err, queue.ErrNotReady) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/cmd/c4book/internal/metrics"
 	"github.com/c4book/c4book/config"
@@ -105,8 +106,8 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	if err != nil {
 		return err
 	}
-	out := newConsole(a.stderr, false, newLogStyle(cfg.Log))
-	log := out.logger().With("role", "worker")
+	out := console.New(a.stderr, false, console.NewStyle(cfg.Log))
+	log := out.Logger().With("role", "worker")
 	host, _ := os.Hostname()
 	n := cfg.Worker.Concurrency
 	if n == 0 {
@@ -126,7 +127,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		waitCtx, cancel = context.WithTimeout(ctx, idle)
 	}
 	defer cancel()
-	conn, err := jobproc.ConnectWaiting(waitCtx, cfg, "c4book worker "+host, out.quietLogger().With("role", "nats"), log)
+	conn, err := jobproc.ConnectWaiting(waitCtx, cfg, "c4book worker "+host, out.QuietLogger().With("role", "nats"), log)
 	switch {
 	case ctx.Err() != nil:
 		return errInterrupted
@@ -137,7 +138,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		return err
 	}
 	defer func() {
-		out.quieten() // the connection's closing is no news
+		out.Quieten() // the connection's closing is no news
 		conn.Close()
 	}()
 	fmt.Fprintln(a.stderr, connectedLine(conn.ConnectedURL(), n, cfg.Worker.TTSize))
