@@ -12,7 +12,7 @@ const envPrefix = "C4BOOK_"
 
 // otherEnvVars are the variables beginning with envPrefix that are not
 // configuration keys and that Load leaves alone: the variables of the
-// tests, benchmarks and scripts, and those of the nats-server configuration files in scripts/.
+// tests, benchmarks and scripts, and those of the nats-server configuration files in scripts/deploy/.
 // Any other such variable is an error of Load (see checkEnv), unless the
 // caller names it in Source.OtherEnv.
 var otherEnvVars = []string{
@@ -22,10 +22,10 @@ var otherEnvVars = []string{
 	"C4BOOK_SNAPSHOT_BOOK",    // a book for BenchmarkBook_Snapshot
 	"C4BOOK_SERVE_BENCH_BOOK", // a book for serve's benchmarks
 	"C4BOOK_SERVE_BENCH_ROOT", // its root
-	"C4BOOK_STANDIN_NATS",     // scripts/coordinator-memory.sh's stand-in worker
+	"C4BOOK_STANDIN_NATS",     // scripts/tools/coordinator-memory.sh's stand-in worker
 	"C4BOOK_TEST_BOOK_HOLDER", // helper processes of book's tests
 	"C4BOOK_TEST_SNAPSHOT_WRITER",
-	"C4BOOK_NATS_HOST",  // scripts/nats-server*.conf: nats-server's address,
+	"C4BOOK_NATS_HOST",  // scripts/deploy/nats-server*.conf: nats-server's address,
 	"C4BOOK_NATS_PORT",  // port
 	"C4BOOK_NATS_STORE", // and JetStream directory
 }

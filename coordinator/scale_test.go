@@ -237,8 +237,8 @@ func peakRSS(tb testing.TB) int64 {
 }
 
 // TestStandInWorkerProcess is not a test of its own: it is the stand-in
-// worker of scripts/coordinator-memory.sh --stand-in, run as a process of
-// its own beside a real `c4book coordinator` on a scratch book, so that
+// worker of scripts/tools/coordinator-memory.sh --stand-in, run as a process
+// of its own beside a real `c4book coordinator` on a scratch book, so that
 // the coordinator's memory on a deep job can be measured without solving.
 // It runs only when C4BOOK_STANDIN_NATS names the coordinator's server
 // (token in C4BOOK_NATS_TOKEN), answers every task with standInScore, and
@@ -246,7 +246,7 @@ func peakRSS(tb testing.TB) int64 {
 func TestStandInWorkerProcess(t *testing.T) {
 	url := os.Getenv("C4BOOK_STANDIN_NATS")
 	if url == "" {
-		t.Skip("the stand-in worker of scripts/coordinator-memory.sh: runs when C4BOOK_STANDIN_NATS is set")
+		t.Skip("the stand-in worker of scripts/tools/coordinator-memory.sh: runs when C4BOOK_STANDIN_NATS is set")
 	}
 	ctx := context.Background()
 	conn, err := queue.Connect(ctx, queue.Options{URL: url, Name: "stand-in", Token: os.Getenv("C4BOOK_NATS_TOKEN")})

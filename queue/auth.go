@@ -293,7 +293,7 @@ func ReadKey(path string) (WorkerKey, error) {
 // C4BOOK_NATS_USER and C4BOOK_NATS_PASSWORD of nats-server, with every
 // right, and each worker and observer by its nkey with the permissions
 // of its role (WorkerPermissions, ObserverPermissions).
-// scripts/nats-server-keys.conf includes it (c4book worker conf writes
+// scripts/deploy/nats-server-keys.conf includes it (c4book worker conf writes
 // it); nats-server takes a new one when it reloads its configuration.
 func ServerConfUsers(workers []WorkerKey) []byte {
 	quote := func(subjects []string) string {
@@ -305,7 +305,7 @@ func ServerConfUsers(workers []WorkerKey) []byte {
 	}
 	var b bytes.Buffer
 	b.WriteString("# c4book's users of nats-server (c4book worker conf): included by the\n")
-	b.WriteString("# authorization block of scripts/nats-server-keys.conf.\n")
+	b.WriteString("# authorization block of scripts/deploy/nats-server-keys.conf.\n")
 	b.WriteString("users = [\n")
 	b.WriteString("  # the coordinator and the operator: every right\n")
 	b.WriteString("  {user: $C4BOOK_NATS_USER, password: $C4BOOK_NATS_PASSWORD}\n")

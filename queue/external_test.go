@@ -56,8 +56,8 @@ func (b *lockedBuffer) String() string {
 }
 
 // TestExternalServer_workerKeys runs a real nats-server with the shipped
-// scripts/nats-server-keys.conf and the users ServerConfUsers writes: the
-// same refusals as on the embedded server, an observer that reads the
+// scripts/deploy/nats-server-keys.conf and the users ServerConfUsers writes:
+// the same refusals as on the embedded server, an observer that reads the
 // status and nothing else, and a worker removed by writing the users
 // again and reloading the server.
 func TestExternalServer_workerKeys(t *testing.T) {
@@ -74,7 +74,7 @@ func TestExternalServer_workerKeys(t *testing.T) {
 		}
 		pubs[name] = pub
 	}
-	conf, err := os.ReadFile(filepath.Join("..", "scripts", "nats-server-keys.conf"))
+	conf, err := os.ReadFile(filepath.Join("..", "scripts", "deploy", "nats-server-keys.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}

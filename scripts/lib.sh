@@ -1,8 +1,11 @@
-# lib.sh: helpers shared by cluster.sh and chaos.sh, which source it
-# (bash). They find or install nats-server, build c4book, start
-# nats-server with JetStream and a token, and read the CPU time of a
-# process. The caller sets prog (its name, for messages) and tmp (a
-# directory of its own, for the build and the Go install) first.
+# lib.sh: helpers shared by the scripts of scripts/harness and
+# scripts/tools, which source it (bash). They find or install
+# nats-server, build c4book, start nats-server with JetStream and a token,
+# read the CPU time of a process, print a script's help, check its
+# options, clean up after it, compare books, and tell and check the
+# scenarios of chaos.sh and liar.sh. The caller sets prog (its name, for
+# messages) and tmp (a directory of its own, for the build and the Go
+# install) first.
 
 nats_version=v2.15.2
 
@@ -57,7 +60,7 @@ free_port() {
 }
 
 # new_token prints a random token: "t" and 32 hex digits (a letter first,
-# as scripts/nats-server.conf needs).
+# as scripts/deploy/nats-server.conf needs).
 new_token() { printf 't%s' "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"; }
 
 # write_nats_conf FILE PORT STORE TOKEN [HTTP_PORT] writes the config of a
@@ -92,3 +95,125 @@ start_nats_server() {
 # cpu_ticks prints the user and system CPU time of a live process, in clock
 # ticks (Linux), or 0 when it is gone.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# usage prints the help of the script: its header comment, from the second
+# line to "set -euo pipefail", without the comment signs.
+usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
+
+# need_numbers VAR... dies unless each variable VAR holds a whole number;
+# the message names the option --VAR (an underscore of VAR a dash).
+need_numbers() {
+	local v
+	for v in "$@"; do
+		[[ ${!v} =~ ^[0-9]+$ ]] || die "--${v/_/-} ${!v}: not a number"
+	done
+}
+
+# keep_or_remove_tmp STATUS [WHAT], for a script's cleanup: it removes
+# $tmp when STATUS is 0 and keep (the script's --keep) is not 1, and
+# otherwise says that WHAT ("logs" by default) are kept there.
+keep_or_remove_tmp() {
+	if [ "$1" -eq 0 ] && [ "${keep:-0}" -eq 0 ]; then
+		rm -rf "$tmp"
+	else
+		echo "$prog: ${2:-logs} kept in $tmp" >&2
+	fi
+}
+
+# kill_all PID... kills (SIGKILL) each process PID still there, then waits
+# for every child of the shell.
+kill_all() {
+	local pid
+	for pid in "$@"; do
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+}
+
+# now prints the time in seconds.
+now() { date +%s; }
+
+# logged FILE PATTERN: FILE has a line matching PATTERN (extended regexp).
+logged() { grep -Eq -- "$2" "$1" 2>/dev/null; }
+
+# compare_exports REFERENCE EXPORT DIFF compares the text exports of two
+# books of the same job entry for entry, writes each difference to DIFF,
+# and sets wrong to the positions with another score than the reference's
+# and misplaced to the lines where the positions differ. Both exports list
+# the same positions in the same order (depth, then key), each by the same
+# move string: line by line, a position is missing or has another score.
+compare_exports() {
+	paste -d ' ' "$1" "$2" |
+		awk '$1 != $3 { print "position", NR, "out of place:", $3, $4, "where the reference has", $1, $2; next }
+		     $2 != $4 { print "wrong score:", $1, $4, "where the reference has", $2 }' >"$3"
+	wrong=$(grep -c '^wrong score' "$3" || true)
+	misplaced=$(grep -c '^position' "$3" || true)
+}
+
+# ---- Helpers of a scenario (chaos.sh, liar.sh) ----
+#
+# A scenario runs in a subshell of its own; it sets name (the scenario's),
+# sdir (its directory), t0 (its start, from now_ms) and coord_pid (the
+# coordinator's process), and c4book and tmp are set.
+
+# now_ms prints the time in milliseconds.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# secs MS prints MS milliseconds as seconds with one decimal.
+secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+
+# say prints a line of the scenario's story, with the time since it began.
+say() { printf '  [%6ss] %s\n' "$(secs $(($(now_ms) - t0)))" "$*"; }
+
+# fail ends the scenario with a FAIL line saying why, which is also added
+# to $tmp/results.txt.
+fail() {
+	echo "FAIL $name: $*" | tee -a "$tmp/results.txt"
+	exit 1
+}
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+	local state
+	state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# coordinator_gone: the coordinator's process has ended.
+coordinator_gone() { ! alive "$coord_pid"; }
+
+# wait_for SECONDS WHAT COMMAND... runs COMMAND every 0.1 s (poll_s) until
+# it succeeds; after SECONDS the scenario fails, saying it waited for WHAT.
+wait_for() {
+	local seconds=$1 what=$2
+	local limit=$(($(now_ms) + seconds * 1000))
+	shift 2
+	until "$@"; do
+		[ "$(now_ms)" -lt "$limit" ] || fail "waited ${seconds}s in vain for $what"
+		sleep "${poll_s:-0.1}"
+	done
+}
+
+# solve_again N SEED [FLAGS...] checks the book's text export
+# $sdir/export.txt against c4book solve (run with FLAGS: the board), which
+# knows nothing of the book. It solves again all its positions when N is 0
+# or not below their number, else N of them drawn at random (from SEED
+# when it is not empty); they are in $sdir/check.txt, the answers in
+# $sdir/solved.txt. It sets mismatches to the positions that get another
+# score, whose lines (moves book-score moves solve-score) are in
+# $sdir/mismatches.txt.
+solve_again() {
+	local n=$1 from=$2
+	shift 2
+	if [ "$n" -eq 0 ] || [ "$n" -ge "$(wc -l <"$sdir/export.txt")" ]; then
+		cp "$sdir/export.txt" "$sdir/check.txt"
+	elif [ -n "$from" ]; then
+		shuf -n "$n" --random-source=<(yes "$from") "$sdir/export.txt" >"$sdir/check.txt"
+	else
+		shuf -n "$n" "$sdir/export.txt" >"$sdir/check.txt"
+	fi
+	"$c4book" solve "$@" <"$sdir/check.txt" >"$sdir/solved.txt" 2>"$sdir/solve.log" ||
+		fail "c4book solve failed on the export's positions (see $sdir/solve.log)"
+	paste -d ' ' "$sdir/check.txt" "$sdir/solved.txt" | awk '$1 != $3 || $2 != $4' >"$sdir/mismatches.txt"
+	mismatches=$(wc -l <"$sdir/mismatches.txt")
+}

@@ -20,7 +20,7 @@
 # The tests build without the compiler's profile (-pgo=off): with it, the
 # packages cmd/c4book depends on would be compiled twice, once for its
 # tests and once for the others', minutes more on 2 cores, and the profile
-# only changes how fast the code runs (scripts/pgo.sh).
+# only changes how fast the code runs (scripts/tools/pgo.sh).
 #
 # Usage: scripts/test.sh [go test flags], e.g. scripts/test.sh -count=1
 set -euo pipefail

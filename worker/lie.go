@@ -2,7 +2,7 @@
 
 // The lying worker: a fault injection for tests, built only with the tag
 // c4book_testlie (go build -tags c4book_testlie ./cmd/c4book, as
-// scripts/liar.sh does), so that no binary in use carries it.
+// scripts/harness/liar.sh does), so that no binary in use carries it.
 
 package worker
 

@@ -28,8 +28,8 @@ the command fail. On a terminal, progress is shown every few seconds.
 Ctrl-C stops between positions and still prints what was measured.
 
 --cpuprofile writes a CPU profile of the whole run (go tool pprof reads
-it); scripts/pgo.sh makes the compiler's profile, cmd/c4book/default.pgo,
-from such runs.`
+it); scripts/tools/pgo.sh makes the compiler's profile,
+cmd/c4book/default.pgo, from such runs.`
 
 // newBenchCommand builds "c4book bench".
 func newBenchCommand(a *app) *cobra.Command {

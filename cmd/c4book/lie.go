@@ -2,8 +2,8 @@
 
 // The lying worker: a fault injection for tests, built only with the tag
 // c4book_testlie (go build -tags c4book_testlie ./cmd/c4book, as
-// scripts/liar.sh does), so that no binary in use carries it. Here are its
-// settings; the liar itself is worker.LyingPublisher (worker/lie.go).
+// scripts/harness/liar.sh does), so that no binary in use carries it. Here
+// are its settings; the liar itself is worker.LyingPublisher (worker/lie.go).
 
 package main
 
@@ -26,8 +26,8 @@ func testEnvVars() []string { return []string{lieEnv, liePositionsEnv} }
 // every other when 0.5), scores the coordinator's checks cannot tell from
 // true ones, so that the defences against a lying worker with valid
 // credentials (cross-checks, quarantine, c4book book revoke) can be run
-// with real processes (scripts/liar.sh). It is not a configuration key:
-// no config file or flag sets it, the worker says so on standard error
+// with real processes (scripts/harness/liar.sh). It is not a configuration
+// key: no config file or flag sets it, the worker says so on standard error
 // when it is set, and a binary built without the tag refuses it as it
 // refuses any C4BOOK_ variable that is no key's.
 const lieEnv = "C4BOOK_TEST_LIE_FRACTION"
@@ -45,7 +45,7 @@ const liePositionsEnv = "C4BOOK_TEST_LIE_POSITIONS"
 // function to call as the worker stops. Here it wraps the publisher in a
 // worker.LyingPublisher when lieEnv or liePositionsEnv is set, and says
 // so on stderr, at the start and with the count of lies at the end
-// (scripts/liar.sh reads that count).
+// (scripts/harness/liar.sh reads that count).
 func faultInjection(stderr io.Writer) (func(worker.Publisher) (worker.Publisher, func()), error) {
 	f, positions, err := lieFraction()
 	if err != nil || f == 0 {

@@ -13,13 +13,13 @@ import (
 )
 
 // TestSystemdUnit checks the worker's unit file,
-// scripts/systemd/c4book-worker.service: it runs `c4book worker`, every
-// C4BOOK_ variable its comments show sets a configuration key, and
+// scripts/deploy/systemd/c4book-worker.service: it runs `c4book worker`,
+// every C4BOOK_ variable its comments show sets a configuration key, and
 // systemd reads it without a complaint (systemd-analyze verify; that part
 // is skipped where systemd is not installed).
 func TestSystemdUnit(t *testing.T) {
 	t.Parallel()
-	unit, err := os.ReadFile(filepath.Join("..", "..", "scripts", "systemd", "c4book-worker.service"))
+	unit, err := os.ReadFile(filepath.Join("..", "..", "scripts", "deploy", "systemd", "c4book-worker.service"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -159,7 +159,7 @@ coordinator's embedded server, and no more: the coordinator's user and
 password (from nats-server's environment: C4BOOK_NATS_USER,
 C4BOOK_NATS_PASSWORD) with every right, each active worker by its key
 with a worker's permissions, and each active observer with an
-observer's (read the status, nothing else). scripts/nats-server-keys.conf includes the file
+observer's (read the status, nothing else). scripts/deploy/nats-server-keys.conf includes the file
 c4book-workers.conf beside it. After "worker add" or "remove", write it
 again and reload the server (nats-server --signal reload, or SIGHUP).
 

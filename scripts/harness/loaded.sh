@@ -18,7 +18,7 @@
 # PASS or FAIL; the exit status is 1 if any run differs, and the logs are
 # then kept and their directory printed.
 #
-# Usage: scripts/loaded.sh [options]
+# Usage: scripts/harness/loaded.sh [options]
 #
 #   -r, --root MOVES     root of the job (default 44444433, the quick start)
 #   -d, --depth D        depth of the job (default 20: 2,880,247 positions)
@@ -31,15 +31,13 @@
 #       --keep           keep the logs and books even when every run passes
 #
 # c4book is built from this repository, unless the environment variable
-# C4BOOK names a binary. Example: scripts/loaded.sh --runs 6
+# C4BOOK names a binary. Example: scripts/harness/loaded.sh --runs 6
 set -euo pipefail
 
 prog=loaded.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
-
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 cpus=$(nproc)
 root=44444433 depth=20 runs=3 threads=$((4 * cpus)) hogs=$cpus reference="" timeout=1200 keep=0
@@ -57,26 +55,17 @@ while [ $# -gt 0 ]; do
 	*) usage >&2; die "unknown argument: $1" ;;
 	esac
 done
-for v in depth runs threads hogs timeout; do
-	[[ ${!v} =~ ^[0-9]+$ ]] || die "--$v ${!v}: not a number"
-done
+need_numbers depth runs threads hogs timeout
 [ "$threads" -ge 1 ] || die "--threads $threads: at least 1"
 [ -z "$reference" ] || [ -d "$reference" ] || die "--reference $reference: not a book directory"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/c4book-loaded.XXXXXX")
 hog_pids=() job_pids=()
 cleanup() {
-	local status=$? pid
+	local status=$?
 	trap - EXIT INT TERM
-	for pid in "${hog_pids[@]}" "${job_pids[@]}"; do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	if [ "$status" -eq 0 ] && [ "$keep" -eq 0 ]; then
-		rm -rf "$tmp"
-	else
-		echo "$prog: logs and books kept in $tmp" >&2
-	fi
+	kill_all "${hog_pids[@]}" "${job_pids[@]}"
+	keep_or_remove_tmp "$status" "logs and books"
 	exit "$status"
 }
 trap cleanup EXIT
@@ -85,7 +74,8 @@ trap 'exit 143' TERM
 
 c4book=$(find_c4book "$repo")
 
-now() { date +%s; }
+# fail prints FAIL and why on standard error and exits with status 1 (this
+# script runs no scenario: it replaces lib.sh's fail).
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
@@ -202,20 +192,13 @@ for ((i = 1; i <= runs; i++)); do
 	stop_hogs
 	elapsed=$(($(now) - t))
 	export_book "$dir/book.db" "$dir/export.txt"
-	# Both exports list the same positions in the same order (depth,
-	# then key), each by the same move string: line by line, a position
-	# is missing or has another score.
-	paste -d ' ' "$tmp/reference.txt" "$dir/export.txt" |
-		awk '$1 != $3 { print "position", NR, "missing:", $1, $2, "against", $3, $4; next }
-		     $2 != $4 { print "wrong score:", $1, $4, "where the reference has", $2 }' >"$dir/diff.txt"
-	differ=$(grep -c '^wrong score' "$dir/diff.txt" || true)
-	missing=$(grep -c '^position' "$dir/diff.txt" || true)
+	compare_exports "$tmp/reference.txt" "$dir/export.txt" "$dir/diff.txt"
 	verify=ok
 	if ! "$c4book" book verify --book "$dir/book.db" >"$dir/verify.txt" 2>&1; then
 		verify="FAILED (see $dir/verify.txt)"
 	fi
-	echo "    ${elapsed}s; $(wc -l <"$dir/export.txt") entries, $differ wrong scores, $missing positions out of place; book verify: $verify"
-	if [ "$differ" -ne 0 ] || [ "$missing" -ne 0 ] || [ "$verify" != ok ]; then
+	echo "    ${elapsed}s; $(wc -l <"$dir/export.txt") entries, $wrong wrong scores, $misplaced positions out of place; book verify: $verify"
+	if [ "$wrong" -ne 0 ] || [ "$misplaced" -ne 0 ] || [ "$verify" != ok ]; then
 		failed=$((failed + 1))
 		head -20 "$dir/diff.txt" | sed 's/^/      /'
 	fi

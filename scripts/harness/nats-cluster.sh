@@ -8,25 +8,24 @@
 # "c4book book verify". Everything started is stopped on exit; the logs
 # are kept when something failed.
 #
-# Usage: scripts/nats-cluster.sh [options]
+# Usage: scripts/harness/nats-cluster.sh [options]
 #
 #   -d, --depth D          depth of the book (default 16)
 #   -r, --root MOVES       root position (default 44444433)
 #   -k, --workers K        worker processes (default 2)
 #       --down S           seconds the killed server stays down (default 5)
 #
-# nats-server and c4book are found or built as scripts/cluster.sh does;
-# needs curl and jq (the streams' replicas are read from server 0's
+# nats-server and c4book are found or built as scripts/harness/cluster.sh
+# does; needs curl and jq (the streams' replicas are read from server 0's
 # monitoring endpoint).
 set -euo pipefail
 
 depth=16 root=44444433 workers=2 down=5
 prog=nats-cluster.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	-d | --depth) depth=${2:?$1 needs a value}; shift 2 ;;

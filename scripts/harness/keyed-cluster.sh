@@ -13,7 +13,7 @@
 # command again (after Ctrl-C, a crash, a reboot) and the job resumes from
 # its book; the figures of each run are in run.log.
 #
-# Usage: scripts/keyed-cluster.sh [options] DIR [-- coordinator flags...]
+# Usage: scripts/harness/keyed-cluster.sh [options] DIR [-- coordinator flags...]
 #
 #   -d, --depth D          depth of the book (default 8)
 #   -r, --root MOVES       root position (default: the empty board)
@@ -30,16 +30,14 @@
 # environment variable C4BOOK names a binary. GNU time (/usr/bin/time) is
 # needed.
 #
-# Example: scripts/keyed-cluster.sh --depth 12 --root 3344 /tmp/run3344
+# Example: scripts/harness/keyed-cluster.sh --depth 12 --root 3344 /tmp/run3344
 set -euo pipefail
 
 depth=8 root="" workers=2 concurrency=1 tt_size="" kill_worker="" kill_coordinator=""
 prog=keyed-cluster.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
-
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 dir="" extra=()
 while [ $# -gt 0 ]; do
@@ -76,6 +74,8 @@ if [ -z "$c4book" ]; then
 	(cd "$repo" && go build -o "$dir/c4book" ./cmd/c4book) || die "build failed"
 	c4book=$dir/c4book
 fi
+# say writes a line, dated, to run.log and standard error (it replaces
+# lib.sh's say, a scenario's story).
 say() { echo "$(date -u +%FT%TZ) $*" | tee -a "$log" >&2; }
 
 # The workers' keys: made once, kept in DIR.

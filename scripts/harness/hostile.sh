@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # hostile.sh: one hostile worker key against a job, with real processes.
 # Three workers are registered ("c4book worker add"): alice and bob run
-# "c4book worker" honestly; mallory runs scripts/attacker, which, with
-# mallory's key, floods the result stream (900 KB results on jobs nobody
-# runs, junk on its own subject), sends requests whose reply subject is
-# alice's result subject, the job's status key or its task subject, holds
+# "c4book worker" honestly; mallory runs scripts/harness/attacker, which,
+# with mallory's key, floods the result stream (900 KB results on jobs
+# nobody runs, junk on its own subject), sends requests whose reply subject
+# is alice's result subject, the job's status key or its task subject, holds
 # 50 tasks for ever reporting progress on them, takes 40 tasks at a time
 # and lies on those it does not see two copies of, and acks and
 # terminates deliveries it guesses. The job runs on "c4book coordinator
@@ -17,13 +17,13 @@
 # times are printed. The exit status is 1 on a failure, and the logs are
 # then kept and their directory printed.
 #
-# Usage: scripts/hostile.sh [options]
+# Usage: scripts/harness/hostile.sh [options]
 #
 #   -r, --root MOVES      root of the job (default 44444433)
 #   -d, --depth D         depth of the job (default 16)
 #       --task-size N     positions in a task (default 8)
 #       --cross-check F   fraction cross-checked (default 0.1)
-#       --attacks LIST    attacks of scripts/attacker (default all)
+#       --attacks LIST    attacks of scripts/harness/attacker (default all)
 #       --timeout S       seconds the attacked job may take (default 600)
 #       --keep            keep the logs even when it passes
 #
@@ -32,11 +32,9 @@
 set -euo pipefail
 
 prog=hostile.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
-
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 root=44444433 depth=16 task_size=8 cross=0.1 attacks=flood,inject,hoard,lie,acks timeout=600 keep=0
 while [ $# -gt 0 ]; do
@@ -52,24 +50,15 @@ while [ $# -gt 0 ]; do
 	*) usage >&2; die "unknown argument: $1" ;;
 	esac
 done
-for v in depth task_size timeout; do
-	[[ ${!v} =~ ^[0-9]+$ ]] || die "--${v/_/-} ${!v}: not a number"
-done
+need_numbers depth task_size timeout
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/c4book-hostile.XXXXXX")
 pids=()
 cleanup() {
-	local status=$? pid
+	local status=$?
 	trap - EXIT INT TERM
-	for pid in "${pids[@]}"; do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	if [ "$status" -eq 0 ] && [ "$keep" -eq 0 ]; then
-		rm -rf "$tmp"
-	else
-		echo "$prog: logs kept in $tmp" >&2
-	fi
+	kill_all "${pids[@]}"
+	keep_or_remove_tmp "$status"
 	exit "$status"
 }
 trap cleanup EXIT
@@ -78,13 +67,13 @@ trap 'exit 143' TERM
 
 c4book=$(find_c4book "$repo")
 echo "Building the attacker ..." >&2
-(cd "$repo" && go build -o "$tmp/attacker" ./scripts/attacker) >&2
-now() { date +%s; }
+(cd "$repo" && go build -o "$tmp/attacker" ./scripts/harness/attacker) >&2
+# fail prints FAIL and why and exits with status 1 (this script runs no
+# scenario: it replaces lib.sh's fail).
 fail() {
 	echo "FAIL: $*"
 	exit 1
 }
-logged() { grep -Eq -- "$2" "$1" 2>/dev/null; }
 
 echo "job: root ${root:--}, depth $depth, tasks of $task_size, cross-check $cross; attacks: $attacks; logs in $tmp"
 
@@ -153,11 +142,7 @@ grep -E "^  (results (rejected|unsigned|ignored)|cross-checked|tasks overdue|que
 grep -E "^    mallory " "$tmp/coordinator.out" | sed 's/^ */  /' || true
 
 "$c4book" book export --book "$book" --out "$tmp/book.txt" 2>/dev/null || fail "export of the attacked job's book"
-paste -d ' ' "$tmp/ref.txt" "$tmp/book.txt" |
-	awk '$1 != $3 { print "position", NR, "out of place:", $1, "/", $3; next }
-	     $2 != $4 { print "wrong score:", $1, $4, "where the honest book has", $2 }' >"$tmp/diff.txt"
-wrong=$(grep -c '^wrong' "$tmp/diff.txt" || true)
-misplaced=$(grep -c '^position' "$tmp/diff.txt" || true)
+compare_exports "$tmp/ref.txt" "$tmp/book.txt" "$tmp/diff.txt"
 if [ "$(wc -l <"$tmp/ref.txt")" -ne "$(wc -l <"$tmp/book.txt")" ]; then
 	misplaced=$((misplaced + 1))
 fi

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # chaos.sh: fault-injection tests of c4book on real processes. Each
-# scenario runs one generation job on a local cluster, as scripts/cluster.sh
-# starts it (a real nats-server with JetStream and a token on a loopback
-# port, K "c4book worker" processes, then one "c4book coordinator"), and
-# injects its fault again and again, at moments set by the job's progress
-# (the results the workers have sent, read from the server's monitoring
-# endpoint) plus a random delay. Then it checks the book:
+# scenario runs one generation job on a local cluster, as
+# scripts/harness/cluster.sh starts it (a real nats-server with JetStream
+# and a token on a loopback port, K "c4book worker" processes, then one
+# "c4book coordinator"), and injects its fault again and again, at moments
+# set by the job's progress (the results the workers have sent, read from
+# the server's monitoring endpoint) plus a random delay. Then it checks the
+# book:
 #   - the coordinator's last run exits with status 0 and says "complete",
 #     and running the same command again says there is nothing to do;
 #   - c4book book verify --sample N passes (every derived entry is the
@@ -17,7 +18,7 @@
 # if any failed, and the logs of every process are then kept and their
 # directory printed.
 #
-# Usage: scripts/chaos.sh [options]
+# Usage: scripts/harness/chaos.sh [options]
 #
 # Scenarios (all by default; naming some runs only those):
 #   --nats-restart       nats-server killed (SIGKILL) and started again on the
@@ -56,15 +57,13 @@
 # there with go install; c4book is built from this repository, unless the
 # environment variable C4BOOK names a binary. Needs curl and jq.
 #
-# Example: scripts/chaos.sh --quick --worker-kill --coordinator-kill
+# Example: scripts/harness/chaos.sh --quick --worker-kill --coordinator-kill
 set -euo pipefail
 
 prog=chaos.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
-
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 all_scenarios=(nats-restart worker-pause worker-kill coordinator-kill)
 scenarios=() quick=0 faults="" workers=3 root=44444433 depth="" width=7 height=6
@@ -91,9 +90,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$depth" ] || depth=$((quick ? 16 : 17))
-for v in workers depth task_size sample check timeout; do
-	[[ ${!v} =~ ^[0-9]+$ ]] || die "--${v/_/-} ${!v}: not a number"
-done
+need_numbers workers depth task_size sample check timeout
 [ -z "$faults" ] || [[ $faults =~ ^[1-9][0-9]*$ ]] || die "--faults $faults: must be 1 or more"
 [ -z "$seed" ] || [[ $seed =~ ^[0-9]+$ ]] || die "--seed $seed: not a number"
 [ "$workers" -ge 2 ] || die "--workers $workers: at least 2 (a paused or killed worker needs another to take its task)"
@@ -122,11 +119,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/c4book-chaos.XXXXXX")
 cleanup() {
 	local status=$?
 	trap - EXIT INT TERM
-	if [ "$status" -eq 0 ] && [ "$keep" -eq 0 ]; then
-		rm -rf "$tmp"
-	else
-		echo "chaos.sh: logs kept in $tmp" >&2
-	fi
+	keep_or_remove_tmp "$status"
 	exit "$status"
 }
 trap cleanup EXIT
@@ -139,35 +132,15 @@ echo "nats-server: $nats_server ($("$nats_server" --version)); c4book: $c4book" 
 board=(--width "$width" --height "$height")
 echo "job: ${width}x$height root ${root:--} depth $depth, tasks of $task_size; $workers workers; queue.ack-wait $ack_wait, queue.max-deliver $max_deliver; seed $seed; logs in $tmp"
 
-# ---- Helpers of a scenario (they run in the scenario's subshell) ----
-
-# now_ms prints the time in milliseconds.
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-
-# secs MS prints MS milliseconds as seconds with one decimal.
-secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
-
-# say prints a line of the scenario's story, with the time since it began.
-say() { printf '  [%6ss] %s\n' "$(secs $(($(now_ms) - t0)))" "$*"; }
-
-# fail ends the scenario with a FAIL line saying why.
-fail() {
-	echo "FAIL $name: $*" | tee -a "$tmp/results.txt"
-	exit 1
-}
+# ---- Helpers of a scenario (they run in the scenario's subshell; those
+# of lib.sh too: now_ms, secs, say, fail, alive, coordinator_gone,
+# wait_for, logged, solve_again) ----
 
 # rand LO HI prints a random integer in [LO, HI].
 rand() { echo $(($1 + RANDOM % ($2 - $1 + 1))); }
 
 # pause_ms MS sleeps MS milliseconds.
 pause_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
-
-# alive PID: the process exists and is not a zombie.
-alive() {
-	local state
-	state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-	[ -n "$state" ] && [ "$state" != Z ]
-}
 
 # reap PID waits for a process that has ended (or was killed) and sets rc
 # to its exit status. (Not in a command substitution: a subshell cannot
@@ -234,24 +207,6 @@ start_worker() {
 	"$c4book" worker --concurrency 1 --id "$id" >"$sdir/$id.log" 2>&1 &
 	worker_pid[i]=$!
 }
-
-# wait_for SECONDS WHAT COMMAND... runs COMMAND every 0.1 s (poll_s) until
-# it succeeds; after SECONDS the scenario fails, saying it waited for WHAT.
-wait_for() {
-	local seconds=$1 what=$2
-	local limit=$(($(now_ms) + seconds * 1000))
-	shift 2
-	until "$@"; do
-		[ "$(now_ms)" -lt "$limit" ] || fail "waited ${seconds}s in vain for $what"
-		sleep "${poll_s:-0.1}"
-	done
-}
-
-# logged FILE PATTERN: FILE has a line matching PATTERN (extended regexp).
-logged() { grep -Eq -- "$2" "$1" 2>/dev/null; }
-
-# coordinator_gone: the coordinator's process has ended.
-coordinator_gone() { ! alive "$coord_pid"; }
 
 # progress_reached N: the workers have sent N results, or the coordinator
 # ended.
@@ -332,7 +287,7 @@ solved_by_workers() {
 # to do; book verify passes; the book holds the job's positions, and a
 # sample of them (or all) gets the same scores from c4book solve.
 check_book() {
-	local out=$sdir/rerun.out rc=0 positions entries lines bad
+	local out=$sdir/rerun.out rc=0 positions entries lines
 	"${coord_cmd[@]}" >"$out" 2>"$sdir/rerun.log" || rc=$?
 	[ "$rc" -eq 0 ] && grep -q "already complete" "$out" ||
 		fail "running the coordinator again on the finished job: status $rc, not \"already complete\" (see $out, $sdir/rerun.log)"
@@ -349,15 +304,8 @@ check_book() {
 		fail "book export failed"
 	lines=$(wc -l <"$sdir/export.txt")
 	[ "$lines" -eq "$positions" ] || fail "the book holds $lines positions, the job has $positions"
-	if [ "$check" -eq 0 ] || [ "$check" -ge "$lines" ]; then
-		cp "$sdir/export.txt" "$sdir/check.txt"
-	else
-		shuf -n "$check" --random-source=<(yes "$seed") "$sdir/export.txt" >"$sdir/check.txt"
-	fi
-	"$c4book" solve "${board[@]}" <"$sdir/check.txt" >"$sdir/solved.txt" 2>"$sdir/solve.log" ||
-		fail "c4book solve failed on the export's positions (see $sdir/solve.log)"
-	bad=$(paste -d ' ' "$sdir/check.txt" "$sdir/solved.txt" | awk '$1 != $3 || $2 != $4' | tee "$sdir/mismatches.txt" | wc -l)
-	[ "$bad" -eq 0 ] || fail "$bad of $(wc -l <"$sdir/check.txt") positions of the book differ from c4book solve (see $sdir/mismatches.txt: moves book-score moves solve-score)"
+	solve_again "$check" "$seed" "${board[@]}"
+	[ "$mismatches" -eq 0 ] || fail "$mismatches of $(wc -l <"$sdir/check.txt") positions of the book differ from c4book solve (see $sdir/mismatches.txt: moves book-score moves solve-score)"
 	say "the book holds the job's $positions positions; $(wc -l <"$sdir/check.txt") of them re-solved by c4book solve: all match"
 }
 
@@ -380,8 +328,8 @@ scenario() {
 	write_nats_conf "$sdir/nats.conf" "$port" "$sdir/store" "$C4BOOK_NATS_TOKEN" "$mport"
 	export C4BOOK_NATS_URL=nats://127.0.0.1:$port
 	export C4BOOK_QUEUE_ACK_WAIT=$ack_wait C4BOOK_QUEUE_MAX_DELIVER=$max_deliver
-	# No cross-checks (scripts/liar.sh runs those): the positions solved
-	# twice then measure the work redone after the faults alone.
+	# No cross-checks (scripts/harness/liar.sh runs those): the positions
+	# solved twice then measure the work redone after the faults alone.
 	export C4BOOK_QUEUE_CROSS_CHECK=0
 	coord_cmd=("$c4book" coordinator "${board[@]}" --depth "$depth" --root "$root" --book "$book" --task-size "$task_size")
 	{

@@ -27,7 +27,7 @@
 # of the book. Each scenario ends with PASS or FAIL; the exit status is 1
 # if one failed, and the logs are then kept and their directory printed.
 #
-# Usage: scripts/liar.sh [options] [cross-check] [revoke]
+# Usage: scripts/harness/liar.sh [options] [cross-check] [revoke]
 #
 #   -r, --root MOVES       root of the job (default 44444433)
 #   -d, --depth D          depth of the job (default 14: 8,678 positions,
@@ -48,15 +48,13 @@
 # nats-server is needed: the coordinator's embedded server listens on a
 # free loopback port.
 #
-# Example: scripts/liar.sh cross-check
+# Example: scripts/harness/liar.sh cross-check
 set -euo pipefail
 
 prog=liar.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
-
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 scenarios=() root=44444433 depth=14 task_size=8 cross=0.25 lie=0.5 sample=200 check=0 timeout=300 keep=0
 while [ $# -gt 0 ]; do
@@ -75,9 +73,7 @@ while [ $# -gt 0 ]; do
 	*) usage >&2; die "unknown argument: $1" ;;
 	esac
 done
-for v in depth task_size sample check timeout; do
-	[[ ${!v} =~ ^[0-9]+$ ]] || die "--${v/_/-} ${!v}: not a number"
-done
+need_numbers depth task_size sample check timeout
 [[ $cross =~ ^(0?\.[0-9]*[1-9][0-9]*|1)$ ]] || die "--cross-check $cross: a fraction above 0, at most 1"
 [[ $lie =~ ^(0?\.[0-9]*[1-9][0-9]*|1)$ ]] || die "--lie $lie: a fraction above 0, at most 1"
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(cross-check revoke)
@@ -86,11 +82,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/c4book-liar.XXXXXX")
 cleanup() {
 	local status=$?
 	trap - EXIT INT TERM
-	if [ "$status" -eq 0 ] && [ "$keep" -eq 0 ]; then
-		rm -rf "$tmp"
-	else
-		echo "liar.sh: logs kept in $tmp" >&2
-	fi
+	keep_or_remove_tmp "$status"
 	exit "$status"
 }
 trap cleanup EXIT
@@ -100,29 +92,9 @@ trap 'exit 143' TERM
 c4book=$(find_c4book "$repo" c4book_testlie)
 echo "job: 7x6 root ${root:--} depth $depth, tasks of $task_size; mallory lies on $lie of its results; logs in $tmp"
 
-# ---- Helpers of a scenario (they run in the scenario's subshell) ----
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
-say() { printf '  [%6ss] %s\n' "$(secs $(($(now_ms) - t0)))" "$*"; }
-fail() {
-	echo "FAIL $name: $*" | tee -a "$tmp/results.txt"
-	exit 1
-}
-alive() { kill -0 "$1" 2>/dev/null; }
-logged() { grep -Eq -- "$2" "$1" 2>/dev/null; }
-
-# wait_for SECONDS WHAT COMMAND... runs COMMAND every 0.1 s until it
-# succeeds; after SECONDS the scenario fails.
-wait_for() {
-	local seconds=$1 what=$2
-	local limit=$(($(now_ms) + seconds * 1000))
-	shift 2
-	until "$@"; do
-		[ "$(now_ms)" -lt "$limit" ] || fail "waited ${seconds}s in vain for $what"
-		sleep 0.1
-	done
-}
+# ---- Helpers of a scenario (they run in the scenario's subshell; those
+# of lib.sh too: now_ms, secs, say, fail, alive, coordinator_gone,
+# wait_for, logged, solve_again) ----
 
 # start_coordinator [FLAGS...] starts a run of the job's coordinator
 # (coord_pid; its summary in coordinator.RUN.out, its log in
@@ -148,8 +120,6 @@ finish_job() {
 	logged "$coord_out" "^Job .* complete" || fail "the coordinator's run $runs did not report the job complete: see $coord_out"
 }
 
-coordinator_gone() { ! alive "$coord_pid"; }
-
 # start_worker NAME [ENV...] starts worker NAME with its key, one thread.
 start_worker() {
 	local who=$1
@@ -171,15 +141,8 @@ stop_worker() {
 wrong_entries() {
 	"$c4book" book export --book "$book" --format text --out "$sdir/export.txt" 2>"$sdir/export.log" ||
 		fail "book export failed (see $sdir/export.log)"
-	if [ "$check" -eq 0 ] || [ "$check" -ge "$(wc -l <"$sdir/export.txt")" ]; then
-		cp "$sdir/export.txt" "$sdir/check.txt"
-	else
-		shuf -n "$check" "$sdir/export.txt" >"$sdir/check.txt"
-	fi
-	"$c4book" solve <"$sdir/check.txt" >"$sdir/solved.txt" 2>"$sdir/solve.log" ||
-		fail "c4book solve failed on the export's positions (see $sdir/solve.log)"
-	paste -d ' ' "$sdir/check.txt" "$sdir/solved.txt" | awk '$1 != $3 || $2 != $4' >"$sdir/mismatches.txt"
-	wrong=$(wc -l <"$sdir/mismatches.txt")
+	solve_again "$check" ""
+	wrong=$mismatches
 }
 
 # check_book: book verify says 0 disagreements, and every position checked
@@ -220,13 +183,10 @@ scenario() {
 
 # scenario_exit stops the processes of a scenario.
 scenario_exit() {
-	local status=$? pid
+	local status=$?
 	[ "$status" -eq 0 ] || grep -q "^FAIL $name:" "$tmp/results.txt" 2>/dev/null ||
 		echo "FAIL $name: the script stopped with status $status" | tee -a "$tmp/results.txt"
-	for pid in "${worker_pid[@]}" $coord_pid; do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
+	kill_all "${worker_pid[@]}" $coord_pid
 	exit "$status"
 }
 

@@ -17,12 +17,12 @@
 # give slower code than the old: compare the two binaries (callgrind's
 # instructions, or alternated c4book bench runs) and keep the faster.
 #
-# Usage: scripts/pgo.sh [TESTDATA]
+# Usage: scripts/tools/pgo.sh [TESTDATA]
 #
 #   TESTDATA  the folder of leaves-dD.txt (default ../shared/testdata)
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 data=${1:-$repo/../shared/testdata}
 for d in 8 10 12 14; do
 	if [ ! -r "$data/leaves-d$d.txt" ]; then

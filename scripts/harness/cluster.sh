@@ -6,7 +6,7 @@
 # book with "c4book book verify --sample N", and removes everything it
 # started when it exits (the book stays).
 #
-# Usage: scripts/cluster.sh [options] [-- c4book flags...]
+# Usage: scripts/harness/cluster.sh [options] [-- c4book flags...]
 #
 #   -d, --depth D          depth of the book (default 8)
 #   -r, --root MOVES       root position (default: the empty board)
@@ -25,18 +25,16 @@
 # c4book is built from this repository, unless the environment variable
 # C4BOOK names a binary to use instead. Run from anywhere.
 #
-# Example: scripts/cluster.sh --width 5 --height 4 --depth 10 --book /tmp/5x4.db -k 3
+# Example: scripts/harness/cluster.sh --width 5 --height 4 --depth 10 --book /tmp/5x4.db -k 3
 set -euo pipefail
 
 depth=8 root="" book=c4book.db workers=2 concurrency=1 port="" width=7 height=6 tt_size="" sample=100
 extra=()
 
 prog=cluster.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
-
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -101,7 +99,7 @@ c4book=$(find_c4book "$repo")
 token=$(new_token)
 [ -n "$port" ] || port=$(free_port)
 C4BOOK_NATS_HOST=127.0.0.1 C4BOOK_NATS_PORT=$port C4BOOK_NATS_STORE=$tmp/store C4BOOK_NATS_TOKEN=$token \
-	start_nats_server "$nats_server" "$repo/scripts/nats-server.conf" "$tmp/nats-server.log" || exit 2
+	start_nats_server "$nats_server" "$repo/scripts/deploy/nats-server.conf" "$tmp/nats-server.log" || exit 2
 url=nats://127.0.0.1:$port
 echo "nats-server with JetStream on $url (store $tmp/store)" >&2
 

@@ -15,7 +15,7 @@
 # ../shared/testdata/leaves-dD.txt). Binaries given together run one after
 # the other, to be compared in one session. The board is the standard one.
 #
-# Usage: scripts/first-minutes.sh [options] [BINARY...]
+# Usage: scripts/tools/first-minutes.sh [options] [BINARY...]
 #
 #   -d, --depth D      depth of the job (default 12)
 #   -r, --root MOVES   root of the job (default the empty board)
@@ -26,11 +26,11 @@
 # Without a binary, c4book is built from this repository. The planning is
 # done first, apart, and not measured. Example:
 #
-#   scripts/first-minutes.sh /tmp/c4book-old /tmp/c4book-new
+#   scripts/tools/first-minutes.sh /tmp/c4book-old /tmp/c4book-new
 set -euo pipefail
 
 prog=first-minutes.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
 
@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
 	-s | --seconds) seconds=$2; shift 2 ;;
 	-n | --sample) sample=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) usage; exit 0 ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) break ;;
 	esac

@@ -6,7 +6,7 @@
 # directory); prints the coordinator's peak resident memory (GNU time's
 # maximum resident set size) and its summary.
 #
-# Usage: scripts/coordinator-memory.sh [-d DEPTH] [-r ROOT] [--stand-in] [--external] [-- c4book coordinator flags...]
+# Usage: scripts/tools/coordinator-memory.sh [-d DEPTH] [-r ROOT] [--stand-in] [--external] [-- c4book coordinator flags...]
 #
 #   -d, --depth D      depth of the book (default 20)
 #   -r, --root MOVES   root position ("" for the empty board; default 44444433)
@@ -17,23 +17,22 @@
 #                      the book, in a scratch directory, is then wrong, and is
 #                      removed with it
 #       --external     NATS is a separate nats-server process (run with
-#                      scripts/nats-server.conf) instead of the coordinator's
-#                      embedded server: the coordinator's own memory, and the
-#                      server's peak beside it
+#                      scripts/deploy/nats-server.conf) instead of the
+#                      coordinator's embedded server: the coordinator's own
+#                      memory, and the server's peak beside it
 #
 # c4book is built from this repository, unless C4BOOK names a binary.
-# Example, the depth-14 book of the empty board: scripts/coordinator-memory.sh -d 14 -r "" --stand-in
+# Example, the depth-14 book of the empty board: scripts/tools/coordinator-memory.sh -d 14 -r "" --stand-in
 set -euo pipefail
 
 depth=20 root=44444433 stand_in=0
 extra=()
 external=0
 prog=coordinator-memory.sh
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$repo/scripts/lib.sh"
 
-usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	-d | --depth) depth=$2; shift 2 ;;
@@ -70,7 +69,7 @@ nats=(--listen "127.0.0.1:$port")
 if [ "$external" = 1 ]; then
 	nats_server=$(find_nats_server)
 	C4BOOK_NATS_HOST=127.0.0.1 C4BOOK_NATS_PORT=$port C4BOOK_NATS_STORE=$tmp/store \
-		start_nats_server "$nats_server" "$repo/scripts/nats-server.conf" "$tmp/nats-server.log" || die "nats-server did not start"
+		start_nats_server "$nats_server" "$repo/scripts/deploy/nats-server.conf" "$tmp/nats-server.log" || die "nats-server did not start"
 	pids+=("$nats_pid")
 	nats=(--nats "nats://127.0.0.1:$port")
 fi

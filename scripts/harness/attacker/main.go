@@ -1,7 +1,7 @@
 // Command attacker runs, with one worker's key, the attacks of issue #21
-// against a running c4book job, for scripts/hostile.sh: it is a test
-// tool, never part of a deployment. Each attack runs until the process is
-// interrupted, and what it did is printed at the end, one line each.
+// against a running c4book job, for scripts/harness/hostile.sh: it is a
+// test tool, never part of a deployment. Each attack runs until the process
+// is interrupted, and what it did is printed at the end, one line each.
 //
 //	attacker --nats URL --nkey FILE --job JOB --victim NAME [--attacks LIST]
 //
