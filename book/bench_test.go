@@ -18,7 +18,7 @@ import (
 // at each depth (the win-now score where the player to move makes four at
 // once). Real scores are more skewed, so they compress at least as well.
 //
-//	go test -run '^$' -bench ImportText -benchtime 3x ./book/    (import rate, size)
+//	go test -run '^$' -bench ImportText -benchtime 3x ./book/bookfile/    (import rate, size: bookfile's bench_test.go)
 //	go test -run '^$' -bench Get -benchtime 2000000x ./book/     (lookups)
 
 // benchEntries is the size of the benchmark book.
@@ -112,44 +112,6 @@ func dirBytes(tb testing.TB, dir string) int64 {
 		}
 	}
 	return n
-}
-
-// BenchmarkBook_ImportText imports the million lines into a new book, then
-// compacts it and reports its size on disk.
-func BenchmarkBook_ImportText(b *testing.B) {
-	_, text := benchData(b)
-	var bk *Book
-	var dir string
-	i := 0
-	for b.Loop() {
-		b.StopTimer()
-		if bk != nil {
-			bk.Close()
-		}
-		dir = filepath.Join(b.TempDir(), fmt.Sprint("book", i))
-		i++
-		var err error
-		if bk, err = Open(dir, benchOptions()); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		st, err := bk.ImportText(bytes.NewReader(text), nil)
-		if err != nil || st.Entries != benchEntries {
-			b.Fatalf("ImportText = %+v, %v", st, err)
-		}
-	}
-	b.ReportMetric(float64(benchEntries)*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-	defer bk.Close()
-	if err := bk.Compact(b.Context()); err != nil {
-		b.Fatal(err)
-	}
-	st, err := bk.Stats()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(st.TableBytes)/float64(st.Entries), "table-B/entry")
-	b.ReportMetric(float64(st.DiskBytes)/float64(st.Entries), "disk-B/entry")
-	b.ReportMetric(float64(dirBytes(b, dir))/float64(st.Entries), "dir-B/entry")
 }
 
 // benchBook is the compacted benchmark book, shared by the Get benchmarks.

@@ -23,8 +23,9 @@ import (
 // (sstable format Pebblev4) rather than columnar: on a book's tiny entries
 // (a 9-byte key, a 2-byte value) rows with prefix compression, in large
 // zstd blocks, take 4.9 bytes an entry after compaction where columnar
-// blocks take 6.5 (BenchmarkBook_ImportText). Books made with a newer
-// version open as they are: Pebble never lowers a database's version.
+// blocks take 6.5 (BenchmarkImportText of package bookfile). Books made
+// with a newer version open as they are: Pebble never lowers a database's
+// version.
 const pebbleFormat = pebble.FormatFlushableIngestExcises
 
 // Table layout of the book's data blocks: large blocks with few restart
@@ -458,6 +459,12 @@ func (b *Book) Compact(ctx context.Context) error {
 	}
 	return b.db.Compact(ctx, []byte{0}, []byte{metaPrefix, metaPrefix}, true)
 }
+
+// CheckWritable returns the error a write to the book fails with, before
+// anything is written: ErrClosed if the book is closed, ErrReadOnly if it
+// was opened read-only; nil otherwise. An import (package bookfile) checks
+// it before reading its input.
+func (b *Book) CheckWritable() error { return b.check(true) }
 
 // check returns an error if the book is closed, or read-only and write is
 // set.

@@ -182,13 +182,14 @@ func (b *Book) validEntry(e Entry) error {
 // entryPosition returns the position of a depth and canonical key, or an
 // error if they are not those of a position of the book's board.
 func (b *Book) entryPosition(depth int, key uint64) (solver.Position, error) {
-	return keyPosition(b.board, depth, key)
+	return KeyPosition(b.board, depth, key)
 }
 
-// keyPosition returns the position of board b with the canonical key key,
+// KeyPosition returns the position of board b with the canonical key key,
 // checked to be a position of depth stones: the checks of every entry read
-// from a book or a file.
-func keyPosition(b *solver.Board, depth int, key uint64) (solver.Position, error) {
+// from a book or a file (package bookfile). The error names the depth and
+// the key.
+func KeyPosition(b *solver.Board, depth int, key uint64) (solver.Position, error) {
 	if depth < 0 || depth > b.Cells() {
 		return solver.Position{}, fmt.Errorf("depth %d key %#x: depth outside [0, %d]", depth, key, b.Cells())
 	}

@@ -3,6 +3,8 @@ package book
 import (
 	"errors"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -110,4 +112,38 @@ func putAll(tb testing.TB, bk *Book, entries []Entry) {
 	if err := bk.PutBatch(entries); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// mixedEntries returns the solved entries of b up to maxDepth stones with
+// the three origins in turn, so that a test sees origins kept.
+func mixedEntries(tb testing.TB, b *solver.Board, maxDepth int) []Entry {
+	tb.Helper()
+	entries := slices.Clone(solvedEntries(tb, b, maxDepth))
+	for i := range entries {
+		entries[i].Origin = Origins[i%len(Origins)]
+	}
+	return entries
+}
+
+// bookEntries returns every entry of bk, in key order.
+func bookEntries(tb testing.TB, bk *Book) []Entry {
+	tb.Helper()
+	var all []Entry
+	for e, err := range bk.Entries(0, maxDepth) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		all = append(all, e)
+	}
+	return all
+}
+
+// firstEntryDiff describes the first index at which got and want differ.
+func firstEntryDiff(got, want []Entry) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return "at " + strconv.Itoa(i) + ": " + got[i].String() + ", want " + want[i].String()
+		}
+	}
+	return "one is a prefix of the other"
 }

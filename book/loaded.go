@@ -1,10 +1,7 @@
 package book
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"iter"
 	"math"
 	"math/bits"
@@ -63,9 +60,10 @@ type loadedRun struct {
 // holds, at least, and at most twice that: a power of two.
 const loadedBucketKeys = 4
 
-// maxLoaded is the most entries a Loaded holds: the index counts them in
-// uint32.
-const maxLoaded = math.MaxUint32
+// MaxLoaded is the most entries a Loaded holds (and so the most records
+// of a binary book file bookfile.LoadBinary loads): the index counts them
+// in uint32.
+const MaxLoaded = math.MaxUint32
 
 // # Packed values
 //
@@ -122,8 +120,8 @@ func (lb *loadedBuilder) add(e Entry) error {
 	l := lb.l
 	n := len(l.keys)
 	switch {
-	case n == maxLoaded:
-		return fmt.Errorf("load: more than %d entries", maxLoaded)
+	case n == MaxLoaded:
+		return fmt.Errorf("load: more than %d entries", MaxLoaded)
 	case n > 0 && (e.Depth < lb.prev.Depth || e.Depth == lb.prev.Depth && e.Key <= lb.prev.Key):
 		return fmt.Errorf("load: %v after %v: out of order", e, lb.prev)
 	case e.Score < packedScoreMin || e.Score > packedScoreMax || !e.Origin.Valid():
@@ -218,7 +216,7 @@ func Load(b *Book) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", b.path, err)
 	}
-	lb := newLoadedBuilder(b.board, min(n, maxLoaded))
+	lb := newLoadedBuilder(b.board, min(n, MaxLoaded))
 	err = scanKeys(snap, lower, upper, func(k, v []byte) error {
 		e, err := b.decodeEntry(k, v)
 		if err != nil {
@@ -232,43 +230,26 @@ func Load(b *Book) (*Loaded, error) {
 	return lb.done(), nil
 }
 
-// LoadBinary reads a binary book file (see ExportBinary) into memory,
-// checking it as BinaryReader does. When r is a file, its size must be the
-// one its header gives.
-func LoadBinary(r io.Reader) (*Loaded, error) {
-	br, err := NewBinaryReader(r)
-	if err != nil {
-		return nil, err
-	}
-	h := br.Header()
-	if h.Records > maxLoaded {
-		return nil, fmt.Errorf("load: %d records, more than %d", h.Records, maxLoaded)
-	}
-	// The header's count is trusted for the arrays' size only once the
-	// file's size confirms it; otherwise they grow as records come.
-	capacity := int(min(h.Records, 1<<16))
-	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			if fi.Size() != h.Size() {
-				return nil, &BinaryError{Record: -1, Offset: binaryCountIdx,
-					Reason: fmt.Sprintf("%d records make a file of %d bytes, the file has %d", h.Records, h.Size(), fi.Size())}
-			}
-			capacity = int(h.Records)
-		}
-	}
-	lb := newLoadedBuilder(h.Board, capacity)
-	for {
-		e, err := br.Next()
-		if errors.Is(err, io.EOF) {
-			return lb.done(), nil
-		}
+// LoadEntries reads entries of board b into memory, as Load does those of
+// a book: bookfile.LoadBinary loads a binary book file with it. The
+// entries must be valid for the board (as bookfile.BinaryReader checks
+// them) and strictly increasing in key order. capacity is the number of
+// entries to make room for at first, 0 if unknown: the arrays grow as
+// entries come. It returns the first error the sequence yields, as it is.
+func LoadEntries(b *solver.Board, capacity int, entries iter.Seq2[Entry, error]) (*Loaded, error) {
+	lb := newLoadedBuilder(b, min(max(capacity, 0), MaxLoaded))
+	for e, err := range entries {
 		if err != nil {
 			return nil, err
+		}
+		if e.Depth < 0 || e.Depth > b.Cells() {
+			return nil, fmt.Errorf("load: %v: depth outside [0, %d]", e, b.Cells())
 		}
 		if err := lb.add(e); err != nil {
 			return nil, err
 		}
 	}
+	return lb.done(), nil
 }
 
 // Board returns the board of the positions.

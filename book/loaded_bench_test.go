@@ -1,8 +1,6 @@
 package book
 
 import (
-	"bytes"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -150,35 +148,4 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(entries))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-}
-
-// BenchmarkLoadBinary loads the binary export of the benchmark book.
-func BenchmarkLoadBinary(b *testing.B) {
-	bk, entries := openBenchBook(b)
-	var buf bytes.Buffer
-	if _, err := bk.ExportBinary(&buf, 0, maxDepth); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		l, err := LoadBinary(bytes.NewReader(buf.Bytes()))
-		if err != nil || l.Len() != len(entries) {
-			b.Fatalf("LoadBinary: %d entries, %v", l.Len(), err)
-		}
-	}
-	b.ReportMetric(float64(len(entries))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-}
-
-// BenchmarkBook_ExportBinary writes the binary export of the benchmark
-// book, and reports its bytes an entry.
-func BenchmarkBook_ExportBinary(b *testing.B) {
-	bk, entries := openBenchBook(b)
-	var h BinaryHeader
-	for b.Loop() {
-		var err error
-		if h, err = bk.ExportBinary(io.Discard, 0, maxDepth); err != nil || h.Records != int64(len(entries)) {
-			b.Fatalf("ExportBinary: %+v, %v", h, err)
-		}
-	}
-	b.ReportMetric(float64(len(entries))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
-	b.ReportMetric(float64(h.Size())/float64(h.Records), "file-B/entry")
 }

@@ -1,14 +1,10 @@
 package book
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/c4book/c4book/solver"
@@ -106,49 +102,6 @@ func TestLoad(t *testing.T) {
 	}
 	t.Logf("%d positions asked, %d entries, %.2f bytes an entry", asked, l.Len(), float64(l.Bytes())/float64(l.Len()))
 
-	data, _ := exportBinary(t, bk, 0, maxDepth)
-	t.Run("LoadBinary stream", func(t *testing.T) {
-		lb, err := LoadBinary(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := loadedEntries(lb); !slices.Equal(got, want) || lb.Depth() != 6 {
-			t.Errorf("LoadBinary: %d entries of depth %d, want %d of 6", len(got), lb.Depth(), len(want))
-		}
-	})
-	t.Run("LoadBinary file", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "5x4.bin")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		lb, err := LoadBinary(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := loadedEntries(lb); !slices.Equal(got, want) || cap(lb.keys) != len(want) {
-			t.Errorf("LoadBinary: %d entries (room for %d), want %d", len(got), cap(lb.keys), len(want))
-		}
-	})
-	t.Run("LoadBinary file of the wrong size", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "cut.bin")
-		if err := os.WriteFile(path, data[:len(data)-1], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		_, err = LoadBinary(f)
-		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "the file has "+itoa(len(data)-1)) {
-			t.Errorf("LoadBinary of a cut file: %v", err)
-		}
-	})
 	t.Run("empty book", func(t *testing.T) {
 		l, err := Load(newBook(t, board4x4))
 		if err != nil || l.Len() != 0 || l.Depth() != -1 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/book/bookfile"
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
 
@@ -45,15 +46,15 @@ func mixOrigins(tb testing.TB, path string) []book.Entry {
 	return entries
 }
 
-// readBinaryFile reads a binary export with book.BinaryReader.
-func readBinaryFile(tb testing.TB, name string) (book.BinaryHeader, []book.Entry) {
+// readBinaryFile reads a binary export with bookfile.BinaryReader.
+func readBinaryFile(tb testing.TB, name string) (bookfile.BinaryHeader, []book.Entry) {
 	tb.Helper()
 	f, err := os.Open(name)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	r, err := book.NewBinaryReader(f)
+	r, err := bookfile.NewBinaryReader(f)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/book/bookfile"
 	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
 )
@@ -26,7 +27,7 @@ a 20-byte header (magic bytes, version, board, deepest depth, number of
 records), then 11 bytes an entry, sorted by depth and key (not the
 worker that solved an entry): "c4book book import" reads it back, entry
 for entry, and
-book.BinaryReader and book.LoadBinary read it in Go. Its layout:
+bookfile.BinaryReader and bookfile.LoadBinary read it in Go. Its layout:
 docs/format.md, "Binary export". Refused on a terminal without --out.
 
 --format pons writes the .book file of Pascal Pons' connect4 solver: a
@@ -104,14 +105,14 @@ func (e *bookExport) write(w io.Writer) error {
 	}
 	switch e.format {
 	case "text":
-		n, err := e.bk.ExportText(w, 0, maxDepth)
+		n, err := bookfile.ExportText(e.bk, w, 0, maxDepth)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s positions to %s\n", human.Count(n), e.name)
 		return nil
 	case "bin":
-		h, err := e.bk.ExportBinary(w, 0, maxDepth)
+		h, err := bookfile.ExportBinary(e.bk, w, 0, maxDepth)
 		if err != nil {
 			return err
 		}
@@ -119,7 +120,7 @@ func (e *bookExport) write(w io.Writer) error {
 			human.Count(h.Records), h.Depth, e.name, human.Count(h.Size()), h.Version)
 		return nil
 	}
-	r, err := e.bk.ExportPons(w, &book.PonsOptions{MaxDepth: e.maxDepth, LogSize: e.logSize})
+	r, err := bookfile.ExportPons(e.bk, w, &bookfile.PonsOptions{MaxDepth: e.maxDepth, LogSize: e.logSize})
 	if err != nil {
 		return err
 	}
@@ -128,7 +129,7 @@ func (e *bookExport) write(w io.Writer) error {
 }
 
 // writePonsReport says what a Pons export wrote and lost.
-func writePonsReport(w io.Writer, name string, r book.PonsReport) {
+func writePonsReport(w io.Writer, name string, r bookfile.PonsReport) {
 	pct := func(n int64) float64 {
 		if r.Entries == 0 {
 			return 0

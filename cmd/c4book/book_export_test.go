@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/book/bookfile"
 )
 
 func TestBookExport_text(t *testing.T) {
@@ -85,7 +85,7 @@ func TestBookExport_pons(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	pb, err := book.ReadPons(f)
+	pb, err := bookfile.ReadPons(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestBookExport_usage(t *testing.T) {
 func TestWritePonsReport(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
-	writePonsReport(&b, "x.book", book.PonsReport{Depth: 12, LogSize: 21, Size: 2000, Entries: 1000, Stored: 800, Collided: 200, KeyBytes: 2, Bytes: 6006})
+	writePonsReport(&b, "x.book", bookfile.PonsReport{Depth: 12, LogSize: 21, Size: 2000, Entries: 1000, Stored: 800, Collided: 200, KeyBytes: 2, Bytes: 6006})
 	want := "table: log2 size 21, 2,000 slots, 40.0% filled (load 0.50 entries a slot), 2-byte keys"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("report:\n%s\nwant a line with %q", b.String(), want)

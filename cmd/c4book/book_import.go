@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/book/bookfile"
 	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/ctxio"
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
@@ -112,7 +113,7 @@ func newBookImportCommand(a *app) *cobra.Command {
 type bookImport struct {
 	name      string        // of the input, for messages
 	in        *bufio.Reader // the input, interruptible
-	binary    *book.BinaryHeader
+	binary    *bookfile.BinaryHeader
 	overwrite bool
 	stdout    io.Writer
 	stderr    io.Writer
@@ -121,19 +122,19 @@ type bookImport struct {
 // binaryHeader returns the header of the input if it is a binary export,
 // nil if it is not one, or the error of a damaged header. It reads nothing
 // off the input.
-func (imp *bookImport) binaryHeader() (*book.BinaryHeader, error) {
-	head, err := imp.in.Peek(book.BinaryMagicLen)
-	if !book.IsBinary(head) {
+func (imp *bookImport) binaryHeader() (*bookfile.BinaryHeader, error) {
+	head, err := imp.in.Peek(bookfile.BinaryMagicLen)
+	if !bookfile.IsBinary(head) {
 		if errors.Is(err, ctxio.ErrStopped) {
 			return nil, errInterrupted
 		}
 		return nil, nil // text, or a read error the text import meets
 	}
-	head, err = imp.in.Peek(book.BinaryHeaderLen)
+	head, err = imp.in.Peek(bookfile.BinaryHeaderLen)
 	if errors.Is(err, ctxio.ErrStopped) {
 		return nil, errInterrupted
 	}
-	r, err := book.NewBinaryReader(bytes.NewReader(head))
+	r, err := bookfile.NewBinaryReader(bytes.NewReader(head))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", imp.name, err)
 	}
@@ -144,17 +145,17 @@ func (imp *bookImport) binaryHeader() (*book.BinaryHeader, error) {
 // run imports the input into bk, reporting bad lines and conflicts on
 // stderr and the counts on stdout.
 func (imp *bookImport) run(bk *book.Book) error {
-	opts := &book.ImportOptions{Errors: imp.stderr, Overwrite: imp.overwrite}
+	opts := &bookfile.ImportOptions{Errors: imp.stderr, Overwrite: imp.overwrite}
 	unit := "lines"
-	var st book.ImportStats
+	var st bookfile.ImportStats
 	var err error
 	if imp.binary != nil {
 		unit = "records"
-		st, err = bk.ImportBinary(imp.in, opts)
+		st, err = bookfile.ImportBinary(bk, imp.in, opts)
 		fmt.Fprintf(imp.stdout, "%s: %s: %s entries written, %s held already, %s conflicting\n",
 			imp.name, human.Counted(st.Lines, "record"), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts))
 	} else {
-		st, err = bk.ImportText(imp.in, opts)
+		st, err = bookfile.ImportText(bk, imp.in, opts)
 		fmt.Fprintf(imp.stdout, "%s: %s: %s entries written, %s held already, %s conflicting, %s skipped (blank or comment), %s bad\n",
 			imp.name, human.Counted(st.Lines, "line"), human.Count(st.Entries), human.Count(st.Held), human.Count(st.Conflicts), human.Count(st.Skipped), human.Count(st.Bad))
 	}

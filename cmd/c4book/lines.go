@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/book/bookfile"
 	"github.com/c4book/c4book/cmd/c4book/internal/console"
 	"github.com/c4book/c4book/cmd/c4book/internal/ctxio"
 	"github.com/c4book/c4book/solver"
@@ -16,7 +16,7 @@ import (
 
 // positionInput is the input of solve and book get: positions given as
 // arguments, or read from standard input one a line, "moves" or "moves
-// score" (book.ParsePositionLine). An input that is not a position is
+// score" (bookfile.ParsePositionLine). An input that is not a position is
 // reported on stderr with its number, and the others are still answered;
 // the run then fails at the end.
 type positionInput struct {
@@ -87,7 +87,7 @@ func (in *positionInput) answerLines(ctx context.Context, r io.Reader, answer an
 		checkEvery = 4096
 	}
 	var answerErr error
-	err = book.ScanLines(cr, func(l book.Line) bool {
+	err = bookfile.ScanLines(cr, func(l bookfile.Line) bool {
 		if l.Ignorable() {
 			return true
 		}
@@ -100,12 +100,12 @@ func (in *positionInput) answerLines(ctx context.Context, r io.Reader, answer an
 		var p solver.Position
 		ok := false
 		if in.bulk && !l.TooLong {
-			moves, p, ok = book.ParsePositionBytes(in.board, bytes.TrimSpace(l.Text))
+			moves, p, ok = bookfile.ParsePositionBytes(in.board, bytes.TrimSpace(l.Text))
 		}
 		if !ok {
 			// The slow path says what is wrong (or, should the fast one
 			// have refused a good line, answers it).
-			pl, err := book.ParsePositionLine(in.board, l)
+			pl, err := bookfile.ParsePositionLine(in.board, l)
 			if err != nil {
 				in.bad++
 				fmt.Fprintf(in.stderr, "line %d: %v\n", l.Num, err)

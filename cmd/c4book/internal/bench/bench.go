@@ -14,13 +14,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/book/bookfile"
 	"github.com/c4book/c4book/solver"
 )
 
 // Case is a position of a set and its expected score.
 type Case struct {
-	book.PositionLine
+	bookfile.PositionLine
 	Want int
 }
 
@@ -32,11 +32,11 @@ func ReadFile(b *solver.Board, file string, limit int, errs io.Writer) (cases []
 		return nil, 0, err
 	}
 	defer f.Close()
-	err = book.ScanLines(f, func(l book.Line) bool {
+	err = bookfile.ScanLines(f, func(l bookfile.Line) bool {
 		if l.Ignorable() {
 			return true
 		}
-		pl, err := book.ParsePositionLine(b, l)
+		pl, err := bookfile.ParsePositionLine(b, l)
 		want := 0
 		if err == nil {
 			want, err = strconv.Atoi(pl.Score)

@@ -112,7 +112,6 @@ func (w quietWriter) Write(p []byte) (int, error) {
 	return w.c.Write(p)
 }
 
-
 // IsTerminal reports whether stream, a standard stream, is a terminal.
 func IsTerminal(stream any) bool {
 	f, ok := stream.(*os.File)

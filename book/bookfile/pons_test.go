@@ -1,10 +1,11 @@
-package book
+package bookfile
 
 import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -121,12 +122,12 @@ func TestPonsKeyBytes(t *testing.T) {
 	}
 }
 
-func TestBook_ExportPons(t *testing.T) {
+func TestExportPons(t *testing.T) {
 	t.Parallel()
 	bk := newBook(t, board5x4)
 	entries := solvedEntries(t, board5x4, 8)
 	// Leave depth 7 out: its positions must not be found in the file.
-	var stored, absent []Entry
+	var stored, absent []book.Entry
 	for _, e := range entries {
 		if e.Depth == 7 {
 			absent = append(absent, e)
@@ -137,7 +138,7 @@ func TestBook_ExportPons(t *testing.T) {
 	putAll(t, bk, stored)
 	lost := map[uint64]string{}
 	var buf bytes.Buffer
-	r, err := bk.ExportPons(&buf, &PonsOptions{Lost: func(e Entry, reason string) { lost[e.Key] = reason }})
+	r, err := ExportPons(bk, &buf, &PonsOptions{Lost: func(e book.Entry, reason string) { lost[e.Key] = reason }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +197,9 @@ func TestBook_ExportPons(t *testing.T) {
 		bk := newBook(t, solver.Standard)
 		w := bk.NewBatch()
 		defer w.Close()
-		var entries []Entry
+		var entries []book.Entry
 		walk(solver.Standard, 8, func(p solver.Position) {
-			e := EntryOf(p, Value{Score: int(p.Key()%7) - 3, Origin: OriginSolved})
+			e := book.EntryOf(p, book.Value{Score: int(p.Key()%7) - 3, Origin: book.OriginSolved})
 			if p.CanWinNext() {
 				e.Score = solver.Standard.WinNowScore(p.Moves())
 			}
@@ -212,7 +213,7 @@ func TestBook_ExportPons(t *testing.T) {
 		}
 		lost := map[uint64]int{}
 		var buf bytes.Buffer
-		r, err := bk.ExportPons(&buf, &PonsOptions{Lost: func(e Entry, reason string) { lost[e.Key] = e.Depth }})
+		r, err := ExportPons(bk, &buf, &PonsOptions{Lost: func(e book.Entry, reason string) { lost[e.Key] = e.Depth }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +237,7 @@ func TestBook_ExportPons(t *testing.T) {
 
 	t.Run("max depth", func(t *testing.T) {
 		var buf bytes.Buffer
-		r, err := bk.ExportPons(&buf, &PonsOptions{MaxDepth: 4, LogSize: 22})
+		r, err := ExportPons(bk, &buf, &PonsOptions{MaxDepth: 4, LogSize: 22})
 		if err != nil || r.Depth != 4 || r.LogSize != 22 || r.Collided != 0 {
 			t.Fatalf("ExportPons(depth 4) = %+v, %v", r, err)
 		}
@@ -245,7 +246,7 @@ func TestBook_ExportPons(t *testing.T) {
 		}
 	})
 	t.Run("bad log size", func(t *testing.T) {
-		if _, err := bk.ExportPons(&bytes.Buffer{}, &PonsOptions{LogSize: 20}); err == nil {
+		if _, err := ExportPons(bk, &bytes.Buffer{}, &PonsOptions{LogSize: 20}); err == nil {
 			t.Error("log size 20 accepted")
 		}
 	})

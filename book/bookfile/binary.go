@@ -1,4 +1,4 @@
-package book
+package bookfile
 
 import (
 	"bufio"
@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -32,8 +34,8 @@ import (
 //	         apart by it, and a transfer that strips the high bit spoils
 //	         it; the line feed is spoilt by one that rewrites line ends.
 //	version: binaryVersion (1). A file of a later version is refused with
-//	         ErrNewerFormat; 0 is invalid.
-//	width, height: the board, as the book record's (meta.go).
+//	         book.ErrNewerFormat; 0 is invalid.
+//	width, height: the board, as the book record's (book/meta.go).
 //	depth:   the depth of the last record: the deepest position of the
 //	         file; 0 when it has no record.
 //	records: the number of records that follow.
@@ -45,22 +47,22 @@ import (
 //	+-------+-------------------------------------+--------+--------+
 //	| depth |   canonical key, uint64 big-endian  | score  | origin |
 //	+-------+-------------------------------------+--------+--------+
-//	 bytes 0..8: the book's position key (format.go)
+//	 bytes 0..8: the book's position key (book/format.go)
 //
 //	depth:  stones on the board, at most the header's depth.
 //	key:    the canonical key of a position of depth stones of the board
 //	        (solver.Position.CanonicalKey).
 //	score:  int8, two's complement: the exact score in Pons' convention,
 //	        in the range possible at that depth (solver.Board.ScoreRange).
-//	origin: the Origin of the score: 1 solved, 2 derived, 3 imported.
+//	origin: the book.Origin of the score: 1 solved, 2 derived, 3 imported.
 //
 // What it keeps: a book stores, for each position, its depth and
 // canonical key (the key of the entry) and a Value: a score, an origin
 // and, for a solved score, the number of the worker that solved it
-// (format.go). Every score of every board lies in [-31, 32] and so fits an
-// int8, and the origin gets a byte of its own, so an import of the file
-// gives back the book's positions, score and origin, entry for entry. The
-// worker is not exported: a worker's number means something only in the
+// (book/format.go). Every score of every board lies in [-31, 32] and so
+// fits an int8, and the origin gets a byte of its own, so an import of the
+// file gives back the book's positions, score and origin, entry for entry.
+// The worker is not exported: a worker's number means something only in the
 // book that registers it, and an imported solved entry has worker 0,
 // unknown. (A book's metadata, its board aside, is not exported: the
 // job records say how the book was made, not what it holds.) The fields
@@ -92,8 +94,9 @@ const (
 	binaryDepthIdx   = 11
 	binaryCountIdx   = 12
 
-	binaryScoreIdx  = positionKeyLen     // 9
-	binaryOriginIdx = positionKeyLen + 1 // 10
+	binaryKeyLen    = 9                // a record starts with the book's position key
+	binaryScoreIdx  = binaryKeyLen     // 9
+	binaryOriginIdx = binaryKeyLen + 1 // 10
 )
 
 // maxBinaryRecords is the most records a header may announce: more would
@@ -137,7 +140,7 @@ func decodeBinaryHeader(hdr []byte) (BinaryHeader, error) {
 	h := BinaryHeader{Version: int(hdr[binaryVersionIdx]), Depth: int(hdr[binaryDepthIdx])}
 	switch {
 	case h.Version > binaryVersion:
-		return h, fmt.Errorf("binary book: %w: version %d, this program reads up to %d", ErrNewerFormat, h.Version, binaryVersion)
+		return h, fmt.Errorf("binary book: %w: version %d, this program reads up to %d", book.ErrNewerFormat, h.Version, binaryVersion)
 	case h.Version < 1:
 		return h, &BinaryError{Record: -1, Offset: binaryVersionIdx, Reason: fmt.Sprintf("version %d", h.Version)}
 	}
@@ -161,23 +164,23 @@ func decodeBinaryHeader(hdr []byte) (BinaryHeader, error) {
 
 // appendBinaryRecord appends the 11-byte record of e to dst;
 // decodeBinaryRecord is its inverse. e must be valid.
-func appendBinaryRecord(dst []byte, e Entry) []byte {
-	dst = AppendKey(dst, e.Depth, e.Key)
+func appendBinaryRecord(dst []byte, e book.Entry) []byte {
+	dst = book.AppendKey(dst, e.Depth, e.Key)
 	return append(dst, byte(int8(e.Score)), byte(e.Origin))
 }
 
 // decodeBinaryRecord decodes a record, unchecked: see BinaryReader.Next.
-func decodeBinaryRecord(rec []byte) Entry {
-	return Entry{
+func decodeBinaryRecord(rec []byte) book.Entry {
+	return book.Entry{
 		Depth: int(rec[0]),
-		Key:   binary.BigEndian.Uint64(rec[1:positionKeyLen]),
-		Value: Value{Score: int(int8(rec[binaryScoreIdx])), Origin: Origin(rec[binaryOriginIdx])},
+		Key:   binary.BigEndian.Uint64(rec[1:binaryKeyLen]),
+		Value: book.Value{Score: int(int8(rec[binaryScoreIdx])), Origin: book.Origin(rec[binaryOriginIdx])},
 	}
 }
 
 // BinaryError is a binary book file that cannot be read: its header or a
 // record is not what the format says (see the format above), or the file
-// ends early. It wraps ErrCorrupt.
+// ends early. It wraps book.ErrCorrupt.
 type BinaryError struct {
 	Record int64  // index of the bad record, from 0; -1 for the header
 	Offset int64  // byte offset in the file of the bad header field or record
@@ -191,8 +194,8 @@ func (e *BinaryError) Error() string {
 	return fmt.Sprintf("binary book: record %d (byte %d): %s", e.Record, e.Offset, e.Reason)
 }
 
-// Unwrap returns ErrCorrupt.
-func (e *BinaryError) Unwrap() error { return ErrCorrupt }
+// Unwrap returns book.ErrCorrupt.
+func (e *BinaryError) Unwrap() error { return book.ErrCorrupt }
 
 // BinaryReader reads a binary book file record by record, checking each
 // (see the format above). It holds one record at a time: a file of any
@@ -200,15 +203,15 @@ func (e *BinaryError) Unwrap() error { return ErrCorrupt }
 type BinaryReader struct {
 	h    BinaryHeader
 	r    *bufio.Reader
-	next int64 // index of the next record
-	prev Entry // the last record read
+	next int64      // index of the next record
+	prev book.Entry // the last record read
 	rec  [binaryRecordLen]byte
 	err  error // the error that ended the file, io.EOF at its end
 }
 
 // NewBinaryReader reads and checks the header of a binary book file. A
 // header that is not one gives a *BinaryError (or an error wrapping
-// ErrNewerFormat for a later version of the format).
+// book.ErrNewerFormat for a later version of the format).
 func NewBinaryReader(r io.Reader) (*BinaryReader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var hdr [binaryHeaderLen]byte
@@ -239,14 +242,14 @@ func (r *BinaryReader) Read() int64 { return r.next }
 // the format, or a file that ends early or goes on, gives a *BinaryError
 // naming the record; a failed read, the read error. Once it has returned
 // an error, Next returns it again.
-func (r *BinaryReader) Next() (Entry, error) {
+func (r *BinaryReader) Next() (book.Entry, error) {
 	if r.err != nil {
-		return Entry{}, r.err
+		return book.Entry{}, r.err
 	}
 	e, err := r.next1()
 	if err != nil {
 		r.err = err
-		return Entry{}, err
+		return book.Entry{}, err
 	}
 	r.prev = e
 	r.next++
@@ -254,7 +257,7 @@ func (r *BinaryReader) Next() (Entry, error) {
 }
 
 // next1 reads and checks the next record, or the end of the file.
-func (r *BinaryReader) next1() (Entry, error) {
+func (r *BinaryReader) next1() (book.Entry, error) {
 	i, off := r.next, binaryHeaderLen+r.next*binaryRecordLen
 	bad := func(format string, args ...any) error {
 		return &BinaryError{Record: i, Offset: off, Reason: fmt.Sprintf(format, args...)}
@@ -263,77 +266,60 @@ func (r *BinaryReader) next1() (Entry, error) {
 		switch _, err := r.r.ReadByte(); {
 		case errors.Is(err, io.EOF):
 			if i > 0 && r.prev.Depth != r.h.Depth {
-				return Entry{}, bad("the header's depth is %d, the last record's %d", r.h.Depth, r.prev.Depth)
+				return book.Entry{}, bad("the header's depth is %d, the last record's %d", r.h.Depth, r.prev.Depth)
 			}
-			return Entry{}, io.EOF
+			return book.Entry{}, io.EOF
 		case err != nil:
-			return Entry{}, fmt.Errorf("binary book: after record %d: %w", i-1, err)
+			return book.Entry{}, fmt.Errorf("binary book: after record %d: %w", i-1, err)
 		}
-		return Entry{}, bad("data after the last of the header's %d records", r.h.Records)
+		return book.Entry{}, bad("data after the last of the header's %d records", r.h.Records)
 	}
 	if n, err := io.ReadFull(r.r, r.rec[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return Entry{}, bad("truncated: the file ends %d bytes into record %d of the header's %d", n, i, r.h.Records)
+			return book.Entry{}, bad("truncated: the file ends %d bytes into record %d of the header's %d", n, i, r.h.Records)
 		}
-		return Entry{}, fmt.Errorf("binary book: record %d: %w", i, err)
+		return book.Entry{}, fmt.Errorf("binary book: record %d: %w", i, err)
 	}
 	e := decodeBinaryRecord(r.rec[:])
 	if e.Depth > r.h.Depth {
-		return Entry{}, bad("depth %d above the header's %d", e.Depth, r.h.Depth)
+		return book.Entry{}, bad("depth %d above the header's %d", e.Depth, r.h.Depth)
 	}
 	if i > 0 && (e.Depth < r.prev.Depth || e.Depth == r.prev.Depth && e.Key <= r.prev.Key) {
-		return Entry{}, bad("out of order: depth %d key %#x after depth %d key %#x", e.Depth, e.Key, r.prev.Depth, r.prev.Key)
+		return book.Entry{}, bad("out of order: depth %d key %#x after depth %d key %#x", e.Depth, e.Key, r.prev.Depth, r.prev.Key)
 	}
 	if err := checkPosition(r.h.Board, e.Depth, e.Key); err != nil {
-		return Entry{}, bad("%v", err)
+		return book.Entry{}, bad("%v", err)
 	}
-	if lo, hi := scoreBounds(r.h.Board, e.Depth); e.Score < lo || e.Score > hi {
-		return Entry{}, bad("depth %d key %#x: score %d outside [%d, %d], the range at depth %d", e.Depth, e.Key, e.Score, lo, hi, e.Depth)
+	if lo, hi := r.h.Board.ScoreRange(e.Depth); e.Score < lo || e.Score > hi {
+		return book.Entry{}, bad("depth %d key %#x: score %d outside [%d, %d], the range at depth %d", e.Depth, e.Key, e.Score, lo, hi, e.Depth)
 	}
 	if !e.Origin.Valid() {
-		return Entry{}, bad("depth %d key %#x: invalid %v", e.Depth, e.Key, e.Origin)
+		return book.Entry{}, bad("depth %d key %#x: invalid %v", e.Depth, e.Key, e.Origin)
 	}
 	return e, nil
 }
 
 // checkPosition returns an error if key is not the canonical key of a
-// position of depth stones of board b (keyPosition).
+// position of depth stones of board b (book.KeyPosition).
 func checkPosition(b *solver.Board, depth int, key uint64) error {
-	_, err := keyPosition(b, depth, key)
+	_, err := book.KeyPosition(b, depth, key)
 	return err
 }
 
-// ExportBinary writes the entries of depths minDepth..maxDepth as a binary
-// book file (see the format above) and returns its header. The book is
-// read twice, from one snapshot, so that the header can give the number of
+// ExportBinary writes the entries of bk of depths minDepth..maxDepth as a
+// binary book file (see the format above) and returns its header. The
+// book is read twice, from one view (book.View), so that the header can give the number of
 // records and the deepest depth before them: writes meanwhile are not in
 // the file. An entry that cannot be decoded ends the export with a
-// *CorruptError naming its key, having written part of the file.
-func (b *Book) ExportBinary(w io.Writer, minDepth, maxDepth int) (BinaryHeader, error) {
-	h := BinaryHeader{Version: binaryVersion, Board: b.board}
-	if err := b.check(false); err != nil {
+// *book.CorruptError naming its key, having written part of the file.
+func ExportBinary(bk *book.Book, w io.Writer, minDepth, maxDepth int) (BinaryHeader, error) {
+	h := BinaryHeader{Version: binaryVersion, Board: bk.Board()}
+	view, err := bk.View()
+	if err != nil {
 		return h, err
 	}
-	minDepth = max(minDepth, 0)
-	maxDepth = min(maxDepth, b.board.Cells())
-	snap := b.db.NewSnapshot()
-	defer snap.Close()
-	scan := func(fn func(k, v []byte) error) error {
-		if minDepth > maxDepth {
-			return nil
-		}
-		return scanKeys(snap, []byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
-	}
-	err := scan(func(k, v []byte) error {
-		depth, _, err := DecodeKey(k)
-		if err != nil {
-			return err
-		}
-		h.Records++
-		h.Depth = depth
-		return nil
-	})
-	if err != nil {
+	defer view.Close()
+	if h.Records, h.Depth, err = view.Count(minDepth, maxDepth); err != nil {
 		return h, err
 	}
 
@@ -343,27 +329,24 @@ func (b *Book) ExportBinary(w io.Writer, minDepth, maxDepth int) (BinaryHeader, 
 	}
 	var n int64
 	var rec []byte
-	err = scan(func(k, v []byte) error {
-		e, err := b.decodeEntry(k, v)
+	for e, err := range view.Entries(minDepth, maxDepth) {
 		if err != nil {
-			return err
+			return h, err
 		}
 		n++
 		rec = appendBinaryRecord(rec[:0], e)
-		_, err = bw.Write(rec)
-		return err
-	})
-	switch {
-	case err != nil:
-		return h, err
-	case n != h.Records:
+		if _, err := bw.Write(rec); err != nil {
+			return h, err
+		}
+	}
+	if n != h.Records {
 		return h, fmt.Errorf("binary export: the snapshot held %d entries, then %d", h.Records, n)
 	}
 	return h, bw.Flush()
 }
 
 // ImportBinary reads a binary book file (see ExportBinary) and stores its
-// entries, in synced batches of opts.BatchSize entries, as ImportText does
+// entries in bk, in synced batches of opts.BatchSize entries, as ImportText does
 // with lines: ImportStats.Lines counts the records read. Each entry keeps
 // the origin the file gives it, unless opts.Origin is set. A position the
 // book holds keeps its entry: with the same score nothing is written (its
@@ -371,10 +354,10 @@ func (b *Book) ExportBinary(w io.Writer, minDepth, maxDepth int) (BinaryHeader, 
 // opts.Errors and skipped, unless opts.Overwrite.
 //
 // A file of another board than the book's is refused before anything is
-// written (ErrBoardMismatch). A record that breaks the format ends the
+// written (book.ErrBoardMismatch). A record that breaks the format ends the
 // import with a *BinaryError naming it, as does a failed read or write; the
 // entries of the batches written before stay in the book.
-func (b *Book) ImportBinary(r io.Reader, opts *ImportOptions) (ImportStats, error) {
+func ImportBinary(bk *book.Book, r io.Reader, opts *ImportOptions) (ImportStats, error) {
 	var o ImportOptions
 	if opts != nil {
 		o = *opts
@@ -385,22 +368,22 @@ func (b *Book) ImportBinary(r io.Reader, opts *ImportOptions) (ImportStats, erro
 	if o.BatchSize <= 0 {
 		o.BatchSize = DefaultImportBatch
 	}
-	if err := b.check(true); err != nil {
+	if err := bk.CheckWritable(); err != nil {
 		return ImportStats{}, err
 	}
 	br, err := NewBinaryReader(r)
 	if err != nil {
 		return ImportStats{}, err
 	}
-	if h := br.Header(); !h.Board.Equal(b.board) {
-		return ImportStats{}, fmt.Errorf("%w: the file holds %v positions, the book %v", ErrBoardMismatch, h.Board, b.board)
+	if h := br.Header(); !h.Board.Equal(bk.Board()) {
+		return ImportStats{}, fmt.Errorf("%w: the file holds %v positions, the book %v", book.ErrBoardMismatch, h.Board, bk.Board())
 	}
 	var st ImportStats
-	batch := b.NewBatch()
+	batch := bk.NewBatch()
 	defer batch.Close()
 	// The records are strictly increasing: none repeats an earlier one, so
 	// each is checked against the book as written before the import.
-	reader, err := b.NewReader()
+	reader, err := bk.NewReader()
 	if err != nil {
 		return st, err
 	}
@@ -436,7 +419,7 @@ func (b *Book) ImportBinary(r io.Reader, opts *ImportOptions) (ImportStats, erro
 			st.Conflicts++
 			if o.Errors != nil {
 				fmt.Fprintf(o.Errors, "record %d: %s: score %d, but %d is held: kept (--overwrite replaces it)\n",
-					st.Lines-1, b.describe(e), e.Score, held.Score)
+					st.Lines-1, describe(bk.Board(), e), e.Score, held.Score)
 			}
 			continue
 		}
@@ -452,13 +435,47 @@ func (b *Book) ImportBinary(r io.Reader, opts *ImportOptions) (ImportStats, erro
 	return st, commit()
 }
 
-// describe names an entry for a message: a game reaching its position,
-// and its depth and key.
-func (b *Book) describe(e Entry) string {
-	if p, err := b.board.PositionFromKey(e.Key); err == nil {
+// describe names an entry of board b for a message: a game reaching its
+// position, and its depth and key.
+func describe(b *solver.Board, e book.Entry) string {
+	if p, err := b.PositionFromKey(e.Key); err == nil {
 		if moves, ok := p.MoveString(); ok {
 			return fmt.Sprintf("%s (depth %d key %#x)", solver.FormatMoves(moves), e.Depth, e.Key)
 		}
 	}
 	return fmt.Sprintf("depth %d key %#x", e.Depth, e.Key)
+}
+
+// LoadBinary reads a binary book file (see ExportBinary) into memory,
+// checking it as BinaryReader does (book.LoadEntries). When r is a file,
+// its size must be the one its header gives.
+func LoadBinary(r io.Reader) (*book.Loaded, error) {
+	br, err := NewBinaryReader(r)
+	if err != nil {
+		return nil, err
+	}
+	h := br.Header()
+	if h.Records > book.MaxLoaded {
+		return nil, fmt.Errorf("load: %d records, more than %d", h.Records, book.MaxLoaded)
+	}
+	// The header's count is trusted for the arrays' size only once the
+	// file's size confirms it; otherwise they grow as records come.
+	capacity := int(min(h.Records, 1<<16))
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() != h.Size() {
+				return nil, &BinaryError{Record: -1, Offset: binaryCountIdx,
+					Reason: fmt.Sprintf("%d records make a file of %d bytes, the file has %d", h.Records, h.Size(), fi.Size())}
+			}
+			capacity = int(h.Records)
+		}
+	}
+	return book.LoadEntries(h.Board, capacity, func(yield func(book.Entry, error) bool) {
+		for {
+			e, err := br.Next()
+			if errors.Is(err, io.EOF) || !yield(e, err) || err != nil {
+				return
+			}
+		}
+	})
 }

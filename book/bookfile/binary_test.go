@@ -1,4 +1,4 @@
-package book
+package bookfile
 
 import (
 	"bytes"
@@ -6,29 +6,32 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
 // mixedEntries returns the solved entries of b up to maxDepth stones with
 // the three origins in turn, so that a test sees origins kept.
-func mixedEntries(tb testing.TB, b *solver.Board, maxDepth int) []Entry {
+func mixedEntries(tb testing.TB, b *solver.Board, maxDepth int) []book.Entry {
 	tb.Helper()
 	entries := slices.Clone(solvedEntries(tb, b, maxDepth))
 	for i := range entries {
-		entries[i].Origin = Origins[i%len(Origins)]
+		entries[i].Origin = book.Origins[i%len(book.Origins)]
 	}
 	return entries
 }
 
 // bookEntries returns every entry of bk, in key order.
-func bookEntries(tb testing.TB, bk *Book) []Entry {
+func bookEntries(tb testing.TB, bk *book.Book) []book.Entry {
 	tb.Helper()
-	var all []Entry
+	var all []book.Entry
 	for e, err := range bk.Entries(0, maxDepth) {
 		if err != nil {
 			tb.Fatal(err)
@@ -39,10 +42,10 @@ func bookEntries(tb testing.TB, bk *Book) []Entry {
 }
 
 // exportBinary returns the binary export of bk's depths minDepth..maxDepth.
-func exportBinary(tb testing.TB, bk *Book, minDepth, maxDepth int) ([]byte, BinaryHeader) {
+func exportBinary(tb testing.TB, bk *book.Book, minDepth, maxDepth int) ([]byte, BinaryHeader) {
 	tb.Helper()
 	var buf bytes.Buffer
-	h, err := bk.ExportBinary(&buf, minDepth, maxDepth)
+	h, err := ExportBinary(bk, &buf, minDepth, maxDepth)
 	if err != nil {
 		tb.Fatalf("ExportBinary: %v", err)
 	}
@@ -53,12 +56,12 @@ func exportBinary(tb testing.TB, bk *Book, minDepth, maxDepth int) ([]byte, Bina
 }
 
 // readBinary reads every record of a binary file.
-func readBinary(data []byte) (BinaryHeader, []Entry, error) {
+func readBinary(data []byte) (BinaryHeader, []book.Entry, error) {
 	r, err := NewBinaryReader(bytes.NewReader(data))
 	if err != nil {
 		return BinaryHeader{}, nil, err
 	}
-	var all []Entry
+	var all []book.Entry
 	for {
 		e, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -71,10 +74,10 @@ func readBinary(data []byte) (BinaryHeader, []Entry, error) {
 	}
 }
 
-// TestBook_ExportBinary: the file is the header of the diagram, then the
+// TestExportBinary: the file is the header of the diagram, then the
 // book's entries in key order, 11 bytes each; --max-depth and an empty
 // range give what they say.
-func TestBook_ExportBinary(t *testing.T) {
+func TestExportBinary(t *testing.T) {
 	t.Parallel()
 	bk := newBook(t, board5x4)
 	putAll(t, bk, mixedEntries(t, board5x4, 5))
@@ -88,7 +91,7 @@ func TestBook_ExportBinary(t *testing.T) {
 		t.Errorf("header % x, want % x", data[:20], wantHeader)
 	}
 	e := want[len(want)-1]
-	last := append(AppendKey(nil, e.Depth, e.Key), byte(int8(e.Score)), byte(e.Origin))
+	last := append(book.AppendKey(nil, e.Depth, e.Key), byte(int8(e.Score)), byte(e.Origin))
 	if got := data[len(data)-11:]; !bytes.Equal(got, last) {
 		t.Errorf("last record % x, want % x (%v)", got, last, e)
 	}
@@ -100,7 +103,7 @@ func TestBook_ExportBinary(t *testing.T) {
 	t.Run("depths 2..3", func(t *testing.T) {
 		data, h := exportBinary(t, bk, 2, 3)
 		_, got, err := readBinary(data)
-		var want2 []Entry
+		var want2 []book.Entry
 		for _, e := range want {
 			if e.Depth >= 2 && e.Depth <= 3 {
 				want2 = append(want2, e)
@@ -119,11 +122,11 @@ func TestBook_ExportBinary(t *testing.T) {
 	})
 }
 
-// TestBook_ImportBinary: a real book exported and imported into a new one
+// TestImportBinary: a real book exported and imported into a new one
 // gives every entry back, score and origin; imported again, every record
 // is held; a different score is a conflict unless Overwrite; a file of
 // another board is refused.
-func TestBook_ImportBinary(t *testing.T) {
+func TestImportBinary(t *testing.T) {
 	t.Parallel()
 	src := newBook(t, board5x4)
 	putAll(t, src, mixedEntries(t, board5x4, 6))
@@ -131,7 +134,7 @@ func TestBook_ImportBinary(t *testing.T) {
 	data, _ := exportBinary(t, src, 0, maxDepth)
 
 	dst := newBook(t, board5x4)
-	st, err := dst.ImportBinary(bytes.NewReader(data), &ImportOptions{BatchSize: 1000})
+	st, err := ImportBinary(dst, bytes.NewReader(data), &ImportOptions{BatchSize: 1000})
 	n := int64(len(want))
 	if err != nil || st != (ImportStats{Lines: n, Entries: n}) {
 		t.Fatalf("ImportBinary = %+v, %v; want %d records and entries", st, err, n)
@@ -141,18 +144,18 @@ func TestBook_ImportBinary(t *testing.T) {
 	}
 
 	t.Run("again", func(t *testing.T) {
-		st, err := dst.ImportBinary(bytes.NewReader(data), nil)
+		st, err := ImportBinary(dst, bytes.NewReader(data), nil)
 		if err != nil || st != (ImportStats{Lines: n, Held: n}) {
 			t.Errorf("ImportBinary again = %+v, %v; want %d held", st, err, n)
 		}
 	})
 	t.Run("origin given", func(t *testing.T) {
 		fresh := newBook(t, board5x4)
-		if _, err := fresh.ImportBinary(bytes.NewReader(data), &ImportOptions{Origin: OriginImported}); err != nil {
+		if _, err := ImportBinary(fresh, bytes.NewReader(data), &ImportOptions{Origin: book.OriginImported}); err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range bookEntries(t, fresh) {
-			if e.Origin != OriginImported {
+			if e.Origin != book.OriginImported {
 				t.Fatalf("%v: want origin imported", e)
 			}
 		}
@@ -166,9 +169,9 @@ func TestBook_ImportBinary(t *testing.T) {
 			other.Score++
 		}
 		one := newBook(t, board5x4)
-		putAll(t, one, []Entry{other})
+		putAll(t, one, []book.Entry{other})
 		var msgs strings.Builder
-		st, err := one.ImportBinary(bytes.NewReader(data), &ImportOptions{Errors: &msgs})
+		st, err := ImportBinary(one, bytes.NewReader(data), &ImportOptions{Errors: &msgs})
 		if err != nil || st.Conflicts != 1 || st.Entries != n-1 || !st.AnyBad() {
 			t.Errorf("ImportBinary = %+v, %v; want 1 conflict, %d entries", st, err, n-1)
 		}
@@ -178,7 +181,7 @@ func TestBook_ImportBinary(t *testing.T) {
 		if v, _, _ := one.GetEntry(e.Depth, e.Key); v != other.Value {
 			t.Errorf("after a conflict the book holds %v, want %v", v, other.Value)
 		}
-		st, err = one.ImportBinary(bytes.NewReader(data), &ImportOptions{Overwrite: true})
+		st, err = ImportBinary(one, bytes.NewReader(data), &ImportOptions{Overwrite: true})
 		if err != nil || st.Entries != 1 || st.Held != n-1 {
 			t.Errorf("ImportBinary with Overwrite = %+v, %v; want 1 entry written", st, err)
 		}
@@ -188,14 +191,14 @@ func TestBook_ImportBinary(t *testing.T) {
 	})
 	t.Run("another board", func(t *testing.T) {
 		other := newBook(t, board4x4)
-		if _, err := other.ImportBinary(bytes.NewReader(data), nil); !errors.Is(err, ErrBoardMismatch) {
+		if _, err := ImportBinary(other, bytes.NewReader(data), nil); !errors.Is(err, book.ErrBoardMismatch) {
 			t.Errorf("ImportBinary of a 5x4 file into a 4x4 book: %v, want ErrBoardMismatch", err)
 		}
 	})
 	t.Run("truncated", func(t *testing.T) {
 		fresh := newBook(t, board5x4)
 		cut := data[:len(data)-5]
-		st, err := fresh.ImportBinary(bytes.NewReader(cut), &ImportOptions{BatchSize: 100})
+		st, err := ImportBinary(fresh, bytes.NewReader(cut), &ImportOptions{BatchSize: 100})
 		if be, ok := errors.AsType[*BinaryError](err); !ok || be.Record != n-1 {
 			t.Fatalf("ImportBinary of a cut file: %v, want a BinaryError of record %d", err, n-1)
 		}
@@ -206,7 +209,7 @@ func TestBook_ImportBinary(t *testing.T) {
 }
 
 // firstEntryDiff describes the first index at which got and want differ.
-func firstEntryDiff(got, want []Entry) string {
+func firstEntryDiff(got, want []book.Entry) string {
 	for i := range min(len(got), len(want)) {
 		if got[i] != want[i] {
 			return "at " + itoa(i) + ": " + got[i].String() + ", want " + want[i].String()
@@ -222,12 +225,12 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // position of up to 3 stones, with scores made up in range.
 func binaryFile(tb testing.TB) []byte {
 	tb.Helper()
-	var entries []Entry
+	var entries []book.Entry
 	walk(board4x4, 3, func(p solver.Position) {
 		lo, hi := board4x4.ScoreRange(p.Moves())
-		entries = append(entries, EntryOf(p, Value{Score: lo + int(p.CanonicalKey()%uint64(hi-lo+1)), Origin: OriginSolved}))
+		entries = append(entries, book.EntryOf(p, book.Value{Score: lo + int(p.CanonicalKey()%uint64(hi-lo+1)), Origin: book.OriginSolved}))
 	})
-	slices.SortFunc(entries, func(a, b Entry) int {
+	slices.SortFunc(entries, func(a, b book.Entry) int {
 		if a.Depth != b.Depth {
 			return a.Depth - b.Depth
 		}
@@ -254,16 +257,16 @@ func TestBinaryReader_errors(t *testing.T) {
 	n := len(entries)
 	rec := func(i int) int { return 20 + 11*i } // offset of record i
 	edit := func(fn func(d []byte) []byte) []byte { return fn(slices.Clone(good)) }
-	setRecord := func(i int, e Entry) []byte {
+	setRecord := func(i int, e book.Entry) []byte {
 		return edit(func(d []byte) []byte { copy(d[rec(i):], appendBinaryRecord(nil, e)); return d })
 	}
 	last := entries[n-1]
 	firstOf := func(depth int) int { // index of the first record of depth
-		return slices.IndexFunc(entries, func(e Entry) bool { return e.Depth == depth })
+		return slices.IndexFunc(entries, func(e book.Entry) bool { return e.Depth == depth })
 	}
 	p2, p3 := firstOf(2), firstOf(3)
-	mirror := func(e Entry) uint64 { p, _ := board4x4.PositionFromKey(e.Key); return p.MirrorKey() }
-	asymmetric := slices.IndexFunc(entries, func(e Entry) bool { return mirror(e) != e.Key })
+	mirror := func(e book.Entry) uint64 { p, _ := board4x4.PositionFromKey(e.Key); return p.MirrorKey() }
+	asymmetric := slices.IndexFunc(entries, func(e book.Entry) bool { return mirror(e) != e.Key })
 
 	cases := []struct {
 		name   string
@@ -292,7 +295,7 @@ func TestBinaryReader_errors(t *testing.T) {
 			binary.BigEndian.PutUint64(d[12:], uint64(p2))
 			return d
 		}), int64(p2), "the header's depth is 3, the last record's 1"},
-		{"depth above the header's", setRecord(n-1, Entry{Depth: 4, Key: last.Key, Value: last.Value}), int64(n - 1), "depth 4 above the header's 3"},
+		{"depth above the header's", setRecord(n-1, book.Entry{Depth: 4, Key: last.Key, Value: last.Value}), int64(n - 1), "depth 4 above the header's 3"},
 		{"out of order", edit(func(d []byte) []byte {
 			a, b := slices.Clone(d[rec(p2):rec(p2+1)]), slices.Clone(d[rec(p2+1):rec(p2+2)])
 			copy(d[rec(p2):], b)
@@ -300,10 +303,10 @@ func TestBinaryReader_errors(t *testing.T) {
 			return d
 		}), int64(p2 + 1), "out of order"},
 		{"repeated", setRecord(p2+1, entries[p2]), int64(p2 + 1), "out of order"},
-		{"depth up", setRecord(p3-1, Entry{Depth: 3, Key: entries[p3-1].Key, Value: entries[p3-1].Value}), int64(p3 - 1), "the key has 2 stones"},
-		{"not canonical", setRecord(asymmetric, Entry{Depth: entries[asymmetric].Depth, Key: mirror(entries[asymmetric]), Value: entries[asymmetric].Value}), int64(asymmetric), "not canonical"},
-		{"not a key", setRecord(n-1, Entry{Depth: 3, Key: 1 << 40, Value: last.Value}), int64(n - 1), "more than 20 bits"},
-		{"score above", setRecord(3, Entry{Depth: entries[3].Depth, Key: entries[3].Key, Value: Value{Score: 9, Origin: OriginSolved}}), 3, "score 9 outside [-7, 7], the range at depth 2"},
+		{"depth up", setRecord(p3-1, book.Entry{Depth: 3, Key: entries[p3-1].Key, Value: entries[p3-1].Value}), int64(p3 - 1), "the key has 2 stones"},
+		{"not canonical", setRecord(asymmetric, book.Entry{Depth: entries[asymmetric].Depth, Key: mirror(entries[asymmetric]), Value: entries[asymmetric].Value}), int64(asymmetric), "not canonical"},
+		{"not a key", setRecord(n-1, book.Entry{Depth: 3, Key: 1 << 40, Value: last.Value}), int64(n - 1), "more than 20 bits"},
+		{"score above", setRecord(3, book.Entry{Depth: entries[3].Depth, Key: entries[3].Key, Value: book.Value{Score: 9, Origin: book.OriginSolved}}), 3, "score 9 outside [-7, 7], the range at depth 2"},
 		{"score -128", edit(func(d []byte) []byte { d[rec(3)+9] = 0x80; return d }), 3, "score -128"},
 		{"origin 0", edit(func(d []byte) []byte { d[rec(2)+10] = 0; return d }), 2, "invalid origin(0)"},
 		{"origin 4", edit(func(d []byte) []byte { d[rec(2)+10] = 4; return d }), 2, "invalid origin(4)"},
@@ -315,7 +318,7 @@ func TestBinaryReader_errors(t *testing.T) {
 			if !ok {
 				t.Fatalf("error %v, want a BinaryError", err)
 			}
-			if !errors.Is(err, ErrCorrupt) || be.Record != c.record || !strings.Contains(err.Error(), c.msg) {
+			if !errors.Is(err, book.ErrCorrupt) || be.Record != c.record || !strings.Contains(err.Error(), c.msg) {
 				t.Errorf("error %q (record %d), want record %d and %q", err, be.Record, c.record, c.msg)
 			}
 			if c.record >= 0 {
@@ -326,14 +329,14 @@ func TestBinaryReader_errors(t *testing.T) {
 					t.Errorf("%d records read before the error, want %d", len(got), c.record)
 				}
 			}
-			if _, err := LoadBinary(bytes.NewReader(c.data)); !errors.Is(err, ErrCorrupt) {
+			if _, err := LoadBinary(bytes.NewReader(c.data)); !errors.Is(err, book.ErrCorrupt) {
 				t.Errorf("LoadBinary: %v, want ErrCorrupt", err)
 			}
 		})
 	}
 	t.Run("version 2", func(t *testing.T) {
 		_, _, err := readBinary(edit(func(d []byte) []byte { d[8] = 2; return d }))
-		if !errors.Is(err, ErrNewerFormat) || !strings.Contains(err.Error(), "version 2, this program reads up to 1") {
+		if !errors.Is(err, book.ErrNewerFormat) || !strings.Contains(err.Error(), "version 2, this program reads up to 1") {
 			t.Errorf("error %v, want ErrNewerFormat", err)
 		}
 	})
@@ -366,7 +369,7 @@ func FuzzReadBinary(f *testing.F) {
 		h, entries, err := readBinary(data)
 		l, lerr := LoadBinary(bytes.NewReader(data))
 		if err != nil {
-			if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNewerFormat) {
+			if !errors.Is(err, book.ErrCorrupt) && !errors.Is(err, book.ErrNewerFormat) {
 				t.Fatalf("error %v wraps neither ErrCorrupt nor ErrNewerFormat", err)
 			}
 			if lerr == nil {
@@ -386,6 +389,62 @@ func FuzzReadBinary(f *testing.F) {
 		}
 		if got := loadedEntries(l); !slices.Equal(got, entries) {
 			t.Fatalf("LoadBinary holds %d entries, the reader read %d", len(got), len(entries))
+		}
+	})
+}
+
+// TestLoadBinary: the load of a book's binary export, from a file or a
+// stream, holds the book's entries, as book.Load does.
+func TestLoadBinary(t *testing.T) {
+	t.Parallel()
+	bk := newBook(t, board5x4)
+	putAll(t, bk, mixedEntries(t, board5x4, 6))
+	l, err := book.Load(bk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bookEntries(t, bk)
+	data, _ := exportBinary(t, bk, 0, maxDepth)
+	t.Run("LoadBinary stream", func(t *testing.T) {
+		lb, err := LoadBinary(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := loadedEntries(lb); !slices.Equal(got, want) || lb.Depth() != 6 {
+			t.Errorf("LoadBinary: %d entries of depth %d, want %d of 6", len(got), lb.Depth(), len(want))
+		}
+	})
+	t.Run("LoadBinary file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "5x4.bin")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		lb, err := LoadBinary(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := loadedEntries(lb); !slices.Equal(got, want) || lb.Bytes() != l.Bytes() {
+			t.Errorf("LoadBinary: %d entries (%d bytes), want %d (%d bytes, as book.Load)", len(got), lb.Bytes(), len(want), l.Bytes())
+		}
+	})
+	t.Run("LoadBinary file of the wrong size", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "cut.bin")
+		if err := os.WriteFile(path, data[:len(data)-1], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		_, err = LoadBinary(f)
+		if !errors.Is(err, book.ErrCorrupt) || !strings.Contains(err.Error(), "the file has "+itoa(len(data)-1)) {
+			t.Errorf("LoadBinary of a cut file: %v", err)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package book_test
+package bookfile_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/book/bookfile"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -44,12 +45,12 @@ func ExampleLoadBinary() {
 		log.Fatal(err)
 	}
 	var file bytes.Buffer
-	if _, err := bk.ExportBinary(&file, 0, board.Cells()); err != nil {
+	if _, err := bookfile.ExportBinary(bk, &file, 0, board.Cells()); err != nil {
 		log.Fatal(err)
 	}
 
 	// Load the file and solve the empty board with it as oracle.
-	loaded, err := book.LoadBinary(&file)
+	loaded, err := bookfile.LoadBinary(&file)
 	if err != nil {
 		log.Fatal(err)
 	}

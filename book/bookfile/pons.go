@@ -1,4 +1,4 @@
-package book
+package bookfile
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"math/bits"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -158,7 +159,7 @@ type PonsOptions struct {
 
 	// Lost, if set, is called for every entry the file cannot hold, with
 	// the reason.
-	Lost func(e Entry, reason string)
+	Lost func(e book.Entry, reason string)
 }
 
 // PonsReport says what ExportPons wrote and what it lost.
@@ -174,12 +175,13 @@ type PonsReport struct {
 	Bytes      int64  // bytes written
 }
 
-// ExportPons writes the book, up to opts.MaxDepth, as a .book file of
+// ExportPons writes the book bk, up to opts.MaxDepth, as a .book file of
 // Pascal Pons' solver (see the format above), byte for byte what his
 // OpeningBook::load reads. Entries are placed shallowest first and a slot
 // keeps its first entry, so collisions lose the deeper positions; the
-// report counts what was lost.
-func (b *Book) ExportPons(w io.Writer, opts *PonsOptions) (PonsReport, error) {
+// report counts what was lost. The book is read twice, from one view
+// (book.View): writes meanwhile are not in the file.
+func ExportPons(bk *book.Book, w io.Writer, opts *PonsOptions) (PonsReport, error) {
 	var o PonsOptions
 	if opts != nil {
 		o = *opts
@@ -187,21 +189,18 @@ func (b *Book) ExportPons(w io.Writer, opts *PonsOptions) (PonsReport, error) {
 	if o.MaxLoad <= 0 {
 		o.MaxLoad = DefaultPonsLoad
 	}
-	maxDepth := b.board.Cells()
+	b := bk.Board()
+	maxDepth := b.Cells()
 	if o.MaxDepth > 0 {
 		maxDepth = min(o.MaxDepth, maxDepth)
 	}
 	var r PonsReport
-	err := b.scan(0, maxDepth, func(k, v []byte) error {
-		depth, _, err := DecodeKey(k)
-		if err != nil {
-			return err
-		}
-		r.Entries++
-		r.Depth = max(r.Depth, depth)
-		return nil
-	})
+	view, err := bk.View()
 	if err != nil {
+		return r, err
+	}
+	defer view.Close()
+	if r.Entries, r.Depth, err = view.Count(0, maxDepth); err != nil {
 		return r, err
 	}
 
@@ -220,46 +219,41 @@ func (b *Book) ExportPons(w io.Writer, opts *PonsOptions) (PonsReport, error) {
 		r.LogSize = o.LogSize
 	}
 	r.Size = ponsSize(r.LogSize)
-	if r.KeyBytes, err = ponsKeyBytes(b.board, r.Depth, r.Size); err != nil {
+	if r.KeyBytes, err = ponsKeyBytes(b, r.Depth, r.Size); err != nil {
 		return r, err
 	}
 
 	keys := make([]byte, r.Size*uint64(r.KeyBytes))
 	values := make([]byte, r.Size)
 	var partial [8]byte
-	err = b.scan(0, r.Depth, func(k, v []byte) error {
-		e, err := b.decodeEntry(k, v)
+	for e, err := range view.Entries(0, r.Depth) {
 		if err != nil {
-			return err
+			return r, err
 		}
-		value := toPonsValue(b.board, e.Score)
+		value := toPonsValue(b, e.Score)
 		if value == 0 {
 			r.OutOfRange++
 			if o.Lost != nil {
-				o.Lost(e, fmt.Sprintf("score %d outside [%d, %d]", e.Score, ponsMinScore(b.board), ponsMaxScore(b.board)))
+				o.Lost(e, fmt.Sprintf("score %d outside [%d, %d]", e.Score, ponsMinScore(b), ponsMaxScore(b)))
 			}
-			return nil
+			continue
 		}
-		key3 := ponsKey3(b.board, e.Key)
+		key3 := ponsKey3(b, e.Key)
 		slot := key3 % r.Size
 		if values[slot] != 0 {
 			r.Collided++
 			if o.Lost != nil {
 				o.Lost(e, fmt.Sprintf("slot %d holds another position", slot))
 			}
-			return nil
+			continue
 		}
 		binary.LittleEndian.PutUint64(partial[:], key3)
 		copy(keys[slot*uint64(r.KeyBytes):], partial[:r.KeyBytes])
 		values[slot] = value
 		r.Stored++
-		return nil
-	})
-	if err != nil {
-		return r, err
 	}
 
-	header := []byte{byte(b.board.Width()), byte(b.board.Height()), byte(r.Depth), byte(r.KeyBytes), ponsValueBytes, byte(r.LogSize)}
+	header := []byte{byte(b.Width()), byte(b.Height()), byte(r.Depth), byte(r.KeyBytes), ponsValueBytes, byte(r.LogSize)}
 	for _, part := range [][]byte{header, keys, values} {
 		n, err := w.Write(part)
 		r.Bytes += int64(n)

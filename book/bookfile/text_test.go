@@ -1,19 +1,21 @@
-package book
+package bookfile
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/c4book/c4book/book"
 )
 
-func TestBook_ExportText(t *testing.T) {
+func TestExportText(t *testing.T) {
 	t.Parallel()
 	src := newBook(t, board5x4)
 	entries := solvedEntries(t, board5x4, 6)
 	putAll(t, src, entries)
 	var text bytes.Buffer
-	n, err := src.ExportText(&text, 0, 20)
+	n, err := ExportText(src, &text, 0, 20)
 	if err != nil || n != int64(len(entries)) {
 		t.Fatalf("ExportText = %d, %v; want %d lines", n, err, len(entries))
 	}
@@ -24,18 +26,18 @@ func TestBook_ExportText(t *testing.T) {
 
 	t.Run("import round trip", func(t *testing.T) {
 		dst := newBook(t, board5x4)
-		st, err := dst.ImportText(bytes.NewReader(text.Bytes()), &ImportOptions{BatchSize: 77})
+		st, err := ImportText(dst, bytes.NewReader(text.Bytes()), &ImportOptions{BatchSize: 77})
 		if err != nil || st.AnyBad() || st.Entries != int64(len(entries)) || st.Lines != int64(len(entries)) {
 			t.Fatalf("ImportText = %+v, %v", st, err)
 		}
 		for _, e := range entries {
 			v, ok, err := dst.GetEntry(e.Depth, e.Key)
-			if err != nil || !ok || v.Score != e.Score || v.Origin != OriginImported {
+			if err != nil || !ok || v.Score != e.Score || v.Origin != book.OriginImported {
 				t.Fatalf("%v: imported as %v, %v, %v", e, v, ok, err)
 			}
 		}
 		var again bytes.Buffer
-		if _, err := dst.ExportText(&again, 0, 20); err != nil {
+		if _, err := ExportText(dst, &again, 0, 20); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(again.Bytes(), text.Bytes()) {
@@ -45,7 +47,7 @@ func TestBook_ExportText(t *testing.T) {
 
 	t.Run("depth range", func(t *testing.T) {
 		var buf bytes.Buffer
-		n, err := src.ExportText(&buf, 3, 3)
+		n, err := ExportText(src, &buf, 3, 3)
 		want := 0
 		for _, e := range entries {
 			if e.Depth == 3 {
@@ -63,7 +65,7 @@ func TestBook_ExportText(t *testing.T) {
 	})
 }
 
-func TestBook_ImportText(t *testing.T) {
+func TestImportText(t *testing.T) {
 	t.Parallel()
 	bk := newBook(t, board4x4)
 	input := strings.Join([]string{
@@ -86,7 +88,7 @@ func TestBook_ImportText(t *testing.T) {
 		"-1 0",       // 17: not a move string
 	}, "\n")
 	var msgs bytes.Buffer
-	st, err := bk.ImportText(strings.NewReader(input), &ImportOptions{Errors: &msgs, Origin: OriginSolved})
+	st, err := ImportText(bk, strings.NewReader(input), &ImportOptions{Errors: &msgs, Origin: book.OriginSolved})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestBook_ImportText(t *testing.T) {
 		}
 	}
 	t.Logf("messages:\n%s", msgs.String())
-	if v, ok, _ := bk.GetMoves("121213"); !ok || v != (Value{Score: 5, Origin: OriginSolved}) {
+	if v, ok, _ := bk.GetMoves("121213"); !ok || v != (book.Value{Score: 5, Origin: book.OriginSolved}) {
 		t.Errorf("GetMoves(121213) = %v, %v", v, ok)
 	}
 	if v, ok, _ := bk.GetMoves(""); !ok || v.Score != 0 {
@@ -111,7 +113,7 @@ func TestBook_ImportText(t *testing.T) {
 	// A score other than the one held, from the book or from an earlier
 	// line of the same import, is a conflict unless Overwrite.
 	msgs.Reset()
-	st, err = bk.ImportText(strings.NewReader("12 2\n33 1\n33 -1\n33 1\n"), &ImportOptions{Errors: &msgs, BatchSize: 2})
+	st, err = ImportText(bk, strings.NewReader("12 2\n33 1\n33 -1\n33 1\n"), &ImportOptions{Errors: &msgs, BatchSize: 2})
 	if want := (ImportStats{Lines: 4, Entries: 1, Held: 1, Conflicts: 2}); err != nil || st != want || !st.AnyBad() {
 		t.Errorf("ImportText of conflicts = %+v, %v, want %+v", st, err, want)
 	}
@@ -123,7 +125,7 @@ func TestBook_ImportText(t *testing.T) {
 	if v, _, _ := bk.GetMoves("12"); v.Score != 0 {
 		t.Errorf("score of 12 after a conflict: %d, want 0 kept", v.Score)
 	}
-	st, err = bk.ImportText(strings.NewReader("12 2\n"), &ImportOptions{Overwrite: true})
+	st, err = ImportText(bk, strings.NewReader("12 2\n"), &ImportOptions{Overwrite: true})
 	if want := (ImportStats{Lines: 1, Entries: 1}); err != nil || st != want {
 		t.Errorf("ImportText with Overwrite = %+v, %v, want %+v", st, err, want)
 	}

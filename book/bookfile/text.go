@@ -1,4 +1,4 @@
-package book
+package bookfile
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -78,43 +79,37 @@ func ScanLines(r io.Reader, fn func(Line) bool) error {
 	}
 }
 
-// ExportText writes every entry of depths minDepth..maxDepth as a
+// ExportText writes every entry of bk of depths minDepth..maxDepth as a
 // "moves score" line, in key order. The move string is one game reaching
 // the position of the entry's canonical key (solver.Position.MoveString):
 // the position stored or its mirror image, which share the entry and the
-// score; the empty board's is solver.EmptyMoves. It returns the number of lines
-// written. An entry that cannot
-// be decoded, or whose position no game reaches, ends it with a
-// *CorruptError naming its key.
-func (b *Book) ExportText(w io.Writer, minDepth, maxDepth int) (int64, error) {
+// score; the empty board's is solver.EmptyMoves. It returns the number of
+// lines written. An entry that cannot be decoded, or whose position no
+// game reaches, ends it with a *book.CorruptError naming its key.
+func ExportText(bk *book.Book, w io.Writer, minDepth, maxDepth int) (int64, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var n int64
 	var line []byte
-	err := b.scan(minDepth, maxDepth, func(k, v []byte) error {
-		e, err := b.decodeEntry(k, v)
+	for e, err := range bk.Entries(minDepth, maxDepth) {
 		if err != nil {
-			return err
+			return n, err
 		}
-		p, err := b.board.PositionFromKey(e.Key)
+		p, err := bk.Board().PositionFromKey(e.Key)
 		if err != nil {
-			return &CorruptError{Key: k, Reason: err.Error()}
+			return n, &book.CorruptError{Key: book.AppendKey(nil, e.Depth, e.Key), Reason: err.Error()}
 		}
 		moves, ok := p.MoveString()
 		if !ok {
-			return &CorruptError{Key: k, Reason: "no game reaches this position"}
+			return n, &book.CorruptError{Key: book.AppendKey(nil, e.Depth, e.Key), Reason: "no game reaches this position"}
 		}
 		line = append(line[:0], solver.FormatMoves(moves)...)
 		line = append(line, ' ')
 		line = strconv.AppendInt(line, int64(e.Score), 10)
 		line = append(line, '\n')
 		if _, err := bw.Write(line); err != nil {
-			return err
+			return n, err
 		}
 		n++
-		return nil
-	})
-	if err != nil {
-		return n, err
 	}
 	return n, bw.Flush()
 }
@@ -126,8 +121,8 @@ const DefaultImportBatch = 10000
 // valid.
 type ImportOptions struct {
 	// Origin is the origin of the imported entries. The default value is
-	// OriginImported.
-	Origin Origin
+	// book.OriginImported.
+	Origin book.Origin
 
 	// BatchSize is the number of entries written per synced batch. The
 	// default value is DefaultImportBatch.
@@ -158,7 +153,7 @@ type ImportStats struct {
 // AnyBad reports whether any line was bad or a conflict.
 func (s ImportStats) AnyBad() bool { return s.Bad > 0 || s.Conflicts > 0 }
 
-// ImportText reads "moves score" lines (see ExportText) and stores each
+// ImportText reads "moves score" lines (see ExportText) and stores in bk each
 // position with its score, in synced batches of opts.BatchSize entries.
 // Blank lines and lines starting with '#' are skipped. A line is bad, and
 // reported with its line number and skipped, if it does not have that
@@ -170,13 +165,13 @@ func (s ImportStats) AnyBad() bool { return s.Bad > 0 || s.Conflicts > 0 }
 // reported and skipped, unless opts.Overwrite. ImportText returns an error
 // only when reading or writing fails; the entries of the batches written
 // before stay in the book.
-func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error) {
+func ImportText(bk *book.Book, r io.Reader, opts *ImportOptions) (ImportStats, error) {
 	var o ImportOptions
 	if opts != nil {
 		o = *opts
 	}
 	if o.Origin == 0 {
-		o.Origin = OriginImported
+		o.Origin = book.OriginImported
 	}
 	if !o.Origin.Valid() {
 		return ImportStats{}, fmt.Errorf("import: invalid %v", o.Origin)
@@ -184,16 +179,16 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 	if o.BatchSize <= 0 {
 		o.BatchSize = DefaultImportBatch
 	}
-	if err := b.check(true); err != nil {
+	if err := bk.CheckWritable(); err != nil {
 		return ImportStats{}, err
 	}
 	var st ImportStats
-	batch := b.NewBatch()
+	batch := bk.NewBatch()
 	defer batch.Close()
 	// The scores of the batch not yet written, and a reader of the book as
 	// written so far: a line is checked against both.
 	pending := make(map[[2]uint64]int)
-	reader, err := b.NewReader()
+	reader, err := bk.NewReader()
 	if err != nil {
 		return st, err
 	}
@@ -206,7 +201,7 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 		st.Entries += int64(n)
 		clear(pending)
 		reader.Close()
-		reader, err = b.NewReader()
+		reader, err = bk.NewReader()
 		return err
 	}
 	report := func(l Line, err error) {
@@ -221,10 +216,10 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 			st.Skipped++
 			return true
 		}
-		var e Entry
+		var e book.Entry
 		err := errLineTooLong
 		if !l.TooLong {
-			e, err = b.parseLine(string(l.Text), o.Origin)
+			e, err = parseLine(bk.Board(), string(l.Text), o.Origin)
 		}
 		if err != nil {
 			st.Bad++
@@ -234,7 +229,7 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 		id := [2]uint64{uint64(e.Depth), e.Key}
 		held, ok := pending[id]
 		if !ok {
-			var v Value
+			var v book.Value
 			if v, ok, werr = reader.GetEntry(e.Depth, e.Key); werr != nil {
 				return false
 			}
@@ -272,8 +267,9 @@ func (b *Book) ImportText(r io.Reader, opts *ImportOptions) (ImportStats, error)
 // errLineTooLong is the error of a line longer than MaxLineBytes.
 var errLineTooLong = fmt.Errorf("longer than %d bytes: not a position", MaxLineBytes)
 
-// parseLine parses and checks one "moves score" line.
-func (b *Book) parseLine(line string, origin Origin) (Entry, error) {
+// parseLine parses and checks one "moves score" line of a position on
+// board b.
+func parseLine(b *solver.Board, line string, origin book.Origin) (book.Entry, error) {
 	fields := strings.Fields(line)
 	var moves, score string
 	switch {
@@ -282,24 +278,24 @@ func (b *Book) parseLine(line string, origin Origin) (Entry, error) {
 	case len(fields) == 1 && (line[0] == ' ' || line[0] == '\t'):
 		score = fields[0] // the empty board, as older exports wrote it
 	default:
-		return Entry{}, fmt.Errorf("want \"moves score\"")
+		return book.Entry{}, fmt.Errorf("want \"moves score\"")
 	}
 	s, err := strconv.Atoi(score)
 	if err != nil {
-		return Entry{}, fmt.Errorf("score %q is not an integer", score)
+		return book.Entry{}, fmt.Errorf("score %q is not an integer", score)
 	}
-	p, err := b.board.Parse(moves)
+	p, err := b.Parse(moves)
 	if err != nil {
-		return Entry{}, err
+		return book.Entry{}, err
 	}
 	if p.Moves() > 0 && p.LastMoveWon() {
-		return Entry{}, fmt.Errorf("the game is over: the last move made four")
+		return book.Entry{}, fmt.Errorf("the game is over: the last move made four")
 	}
-	if lo, hi := b.board.ScoreRange(p.Moves()); s < lo || s > hi {
-		return Entry{}, fmt.Errorf("score %d outside [%d, %d], the range after %d moves", s, lo, hi, p.Moves())
+	if lo, hi := b.ScoreRange(p.Moves()); s < lo || s > hi {
+		return book.Entry{}, fmt.Errorf("score %d outside [%d, %d], the range after %d moves", s, lo, hi, p.Moves())
 	}
-	if win := b.board.WinNowScore(p.Moves()); p.CanWinNext() && s != win {
-		return Entry{}, fmt.Errorf("score %d: the player to move makes four at once, the score is %d", s, win)
+	if win := b.WinNowScore(p.Moves()); p.CanWinNext() && s != win {
+		return book.Entry{}, fmt.Errorf("score %d: the player to move makes four at once, the score is %d", s, win)
 	}
-	return EntryOf(p, Value{Score: s, Origin: origin}), nil
+	return book.EntryOf(p, book.Value{Score: s, Origin: origin}), nil
 }
