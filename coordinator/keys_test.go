@@ -32,7 +32,7 @@ type keyedCluster struct {
 func newKeyedCluster(t *testing.T, b *solver.Board, names ...string) *keyedCluster {
 	t.Helper()
 	dir := t.TempDir()
-	k := &keyedCluster{files: map[string]string{}, keys: map[string]queue.WorkerKey{}, stream: queue.StreamConfig{AckWait: 2 * time.Second, MaxDeliver: 3}}
+	k := &keyedCluster{files: map[string]string{}, keys: map[string]queue.WorkerKey{}, stream: queue.StreamConfig{AckWait: 2 * time.Second, MaxDeliver: 10}} // MaxDeliver: see newClusterWith
 	var keys []queue.WorkerKey
 	for _, name := range names {
 		k.files[name] = filepath.Join(dir, name+".nkey")
@@ -129,12 +129,15 @@ func TestRun_workerKeys(t *testing.T) {
 				return
 			}
 			task := &msg.Task
+			// Acked first: mallory sends no progress, and on a loaded
+			// machine its publish can outlast the AckWait (2 s), the task
+			// then delivered again until MaxDeliver gives up on it.
+			_ = msg.Ack(ctx)
 			res := queue.Result{JobID: task.JobID, TaskID: task.TaskID, WorkerID: "alice", Keys: task.Keys, Scores: make([]int8, len(task.Keys))}
 			data, _ := res.MarshalBinary()
 			if _, err := raw.Request(queue.WorkerResultSubject(task.JobID, "mallory"), data, 5*time.Second); err != nil {
 				t.Errorf("mallory publishing on its own subject: %v", err)
 			}
-			_ = msg.Ack(ctx)
 		}
 	}()
 
