@@ -21,8 +21,13 @@ import (
 //		...
 //	}
 func (b *Book) Entries(minDepth, maxDepth int) iter.Seq2[Entry, error] {
+	return b.entries(b.db, minDepth, maxDepth)
+}
+
+// entries is Entries over r: the database or a snapshot of it (View).
+func (b *Book) entries(r pebble.Reader, minDepth, maxDepth int) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
-		err := b.scan(minDepth, maxDepth, func(k, v []byte) error {
+		err := b.scanIn(r, minDepth, maxDepth, func(k, v []byte) error {
 			e, err := b.decodeEntry(k, v)
 			if err != nil {
 				return err
@@ -45,6 +50,11 @@ var errStop = fmt.Errorf("stop")
 // minDepth..maxDepth, in key order, until fn returns an error. The slices
 // are valid only during the call.
 func (b *Book) scan(minDepth, maxDepth int, fn func(k, v []byte) error) error {
+	return b.scanIn(b.db, minDepth, maxDepth, fn)
+}
+
+// scanIn is scan over r: the database or a snapshot of it (View).
+func (b *Book) scanIn(r pebble.Reader, minDepth, maxDepth int, fn func(k, v []byte) error) error {
 	if err := b.check(false); err != nil {
 		return err
 	}
@@ -53,7 +63,7 @@ func (b *Book) scan(minDepth, maxDepth int, fn func(k, v []byte) error) error {
 	if minDepth > maxDepth {
 		return nil
 	}
-	return scanKeys(b.db, []byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
+	return scanKeys(r, []byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
 }
 
 // scanKeys calls fn with the raw key and value of every key of r (the

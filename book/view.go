@@ -28,21 +28,10 @@ func (b *Book) View() (*View, error) {
 // Entries returns the entries of depths minDepth..maxDepth of the view, as
 // Book.Entries does those of the book.
 func (v *View) Entries(minDepth, maxDepth int) iter.Seq2[Entry, error] {
-	return func(yield func(Entry, error) bool) {
-		err := v.scan(minDepth, maxDepth, func(k, val []byte) error {
-			e, err := v.book.decodeEntry(k, val)
-			if err != nil {
-				return err
-			}
-			if !yield(e, nil) {
-				return errStop
-			}
-			return nil
-		})
-		if err != nil && err != errStop {
-			yield(Entry{}, err)
-		}
+	if v.snap == nil {
+		return func(yield func(Entry, error) bool) { yield(Entry{}, ErrClosed) }
 	}
+	return v.book.entries(v.snap, minDepth, maxDepth)
 }
 
 // Count returns the number of entries of depths minDepth..maxDepth of the
@@ -67,16 +56,7 @@ func (v *View) scan(minDepth, maxDepth int, fn func(k, v []byte) error) error {
 	if v.snap == nil {
 		return ErrClosed
 	}
-	b := v.book
-	if err := b.check(false); err != nil {
-		return err
-	}
-	minDepth = max(minDepth, 0)
-	maxDepth = min(maxDepth, b.board.Cells())
-	if minDepth > maxDepth {
-		return nil
-	}
-	return scanKeys(v.snap, []byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
+	return v.book.scanIn(v.snap, minDepth, maxDepth, fn)
 }
 
 // Close releases the view's snapshot.

@@ -16,6 +16,7 @@ import (
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 	"github.com/c4book/c4book/worker"
+	"github.com/nats-io/nats.go"
 )
 
 // cluster is an embedded NATS server with JetStream and a book, for end to
@@ -67,6 +68,40 @@ func newClusterWith(tb testing.TB, b *solver.Board, opts *book.Options) *cluster
 		tb.Fatal(err)
 	}
 	return c
+}
+
+// newOperatorCluster is a cluster whose server listens on the loopback
+// with the operator's token "operator", its streams set up with stream,
+// and a plain nats.go connection holding that token, as a client with
+// every right: for tests of what such a client does to a job.
+func newOperatorCluster(tb testing.TB, b *solver.Board, stream queue.StreamConfig) (*cluster, *nats.Conn) {
+	tb.Helper()
+	dir := tb.TempDir()
+	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Token: "operator"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(srv.Shutdown)
+	conn, err := srv.Connect("coordinator")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { conn.Close() })
+	bk, err := book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { bk.Close() })
+	c := &cluster{server: srv, conn: conn, book: bk, board: b, stream: stream}
+	if err := conn.EnsureStreams(context.Background(), stream); err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := nats.Connect(srv.ClientURL(), nats.Token("operator"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(raw.Close)
+	return c, raw
 }
 
 // logger returns a logger writing to the test log when -v is given.

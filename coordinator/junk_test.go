@@ -1,13 +1,9 @@
 package coordinator_test
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
-	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
@@ -19,28 +15,9 @@ import (
 func TestRun_junkOnResults(t *testing.T) {
 	t.Parallel()
 	b := solver.MustBoard(5, 4)
-	dir := t.TempDir()
-	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Token: "operator"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := srv.Connect("coordinator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	bk, err := book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bk.Close() })
-	c := &cluster{server: srv, conn: conn, book: bk, board: b, stream: queue.StreamConfig{AckWait: 30 * time.Second, MaxDeliver: 3}}
+	c, nc := newOperatorCluster(t, b, queue.StreamConfig{AckWait: 30 * time.Second, MaxDeliver: 3})
 	ctx := testCtx(t)
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 7, TaskSize: 16}
-	if err := c.conn.EnsureStreams(ctx, c.stream); err != nil {
-		t.Fatal(err)
-	}
 	type outcome struct {
 		sum coordinator.Summary
 		err error
@@ -51,14 +28,9 @@ func TestRun_junkOnResults(t *testing.T) {
 		done <- outcome{sum, err}
 	}()
 	waitUntil(t, "the job solving", func() bool {
-		s, err := conn.JobStatus(ctx, spec.ID())
+		s, err := c.conn.JobStatus(ctx, spec.ID())
 		return err == nil && s.State == "solving"
 	})
-	nc, err := nats.Connect(srv.ClientURL(), nats.Token("operator"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
 	const junk = 3
 	for i := range junk {
 		if err := nc.Publish(queue.WorkerResultSubject(spec.ID(), "w1"), []byte{byte(i), 'x'}); err != nil {

@@ -32,7 +32,7 @@ type keyedCluster struct {
 func newKeyedCluster(t *testing.T, b *solver.Board, names ...string) *keyedCluster {
 	t.Helper()
 	dir := t.TempDir()
-	k := &keyedCluster{files: map[string]string{}, keys: map[string]queue.WorkerKey{}, stream: queue.StreamConfig{AckWait: 2 * time.Second, MaxDeliver: 10}} // MaxDeliver: see newClusterWith
+	k := &keyedCluster{files: map[string]string{}, keys: map[string]queue.WorkerKey{}, stream: queue.StreamConfig{AckWait: 5 * time.Second, MaxDeliver: 10}} // as newClusterWith's
 	var keys []queue.WorkerKey
 	for _, name := range names {
 		k.files[name] = filepath.Join(dir, name+".nkey")

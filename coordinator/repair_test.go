@@ -2,16 +2,13 @@ package coordinator_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/c4book/c4book/book"
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
@@ -26,31 +23,7 @@ import (
 func TestRun_queueDeleted(t *testing.T) {
 	t.Parallel()
 	b := solver.MustBoard(5, 4)
-	dir := t.TempDir()
-	srv, err := queue.StartServer(queue.ServerOptions{StoreDir: filepath.Join(dir, "nats"), Listen: "127.0.0.1:0", Token: "operator"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	conn, err := srv.Connect("coordinator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	bk, err := book.Open(filepath.Join(dir, "book"), &book.Options{Create: true, Board: b, CacheBytes: 8 << 20, MemTableBytes: 4 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bk.Close() })
-	c := &cluster{server: srv, conn: conn, book: bk, board: b, stream: queue.StreamConfig{AckWait: 2 * time.Second, MaxDeliver: 3}}
-	if err := conn.EnsureStreams(context.Background(), c.stream); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := nats.Connect(srv.ClientURL(), nats.Token("operator"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(raw.Close)
+	c, raw := newOperatorCluster(t, b, queue.StreamConfig{AckWait: 2 * time.Second, MaxDeliver: 3})
 	js, err := jetstream.New(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +39,7 @@ func TestRun_queueDeleted(t *testing.T) {
 	var runErr error
 	go func() {
 		defer close(done)
-		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: bk, Queue: conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
+		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
 			OnResult: func(string, bool) {
 				select {
 				case step <- results.Add(1):
@@ -134,7 +107,7 @@ func TestRun_queueDeleted(t *testing.T) {
 			t.Errorf("repaired %q, want %s among them", sum.Repaired, part)
 		}
 	}
-	checkBook(t, b, bk, spec.Root, spec.Depth)
+	checkBook(t, b, c.book, spec.Root, spec.Depth)
 }
 
 // budgetPublisher publishes a worker's results while allowed is above

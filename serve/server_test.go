@@ -39,7 +39,10 @@ func testBook(t testing.TB, b *solver.Board, depth int) string {
 
 // fillBook writes in bk the exact score of every position with from to
 // depth stones whose game is not over.
-func fillBook(t testing.TB, bk *book.Book, from, depth int) {
+func fillBook(t testing.TB, bk *book.Book, from, depth int) { fillUnder(t, bk, "", from, depth) }
+
+// fillUnder is fillBook for the positions under the position root.
+func fillUnder(t testing.TB, bk *book.Book, root string, from, depth int) {
 	t.Helper()
 	s, err := solver.New(bk.Board(), 1<<20)
 	if err != nil {
@@ -63,8 +66,11 @@ func fillBook(t testing.TB, bk *book.Book, from, depth int) {
 			walk(c)
 		}
 	}
-	root, _ := bk.Board().Parse("")
-	walk(root)
+	p, err := bk.Board().Parse(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk(p)
 	if err := bk.PutBatch(entries); err != nil {
 		t.Fatal(err)
 	}
@@ -617,33 +623,7 @@ func rootedBook(t testing.TB, b *solver.Board, root string, depth int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := solver.New(b, 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[uint64]bool{}
-	var entries []book.Entry
-	var walk func(p solver.Position)
-	walk = func(p solver.Position) {
-		if gameOver(&p) != "" || seen[p.Key()] {
-			return
-		}
-		seen[p.Key()] = true
-		entries = append(entries, book.EntryOf(p, book.Value{Score: s.Solve(p), Origin: book.OriginSolved}))
-		if p.Moves() < depth {
-			for _, c := range p.Children() {
-				walk(c)
-			}
-		}
-	}
-	p, err := b.Parse(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	walk(p)
-	if err := bk.PutBatch(entries); err != nil {
-		t.Fatal(err)
-	}
+	fillUnder(t, bk, root, 0, depth)
 	if _, err := bk.PutJob(book.Job{ID: "rooted", Root: root, Depth: depth, State: book.JobDone}); err != nil {
 		t.Fatal(err)
 	}
