@@ -114,3 +114,88 @@ func TestEstimate_Wall(t *testing.T) {
 		t.Errorf("BookBytes = %d", got)
 	}
 }
+
+// TestEstimateJob_whole: a job whose prediction is under SolveUnder is
+// solved whole: the CPU is measured (its interval a point), every leaf's
+// exact score is in the book, so that the job run after has no task left
+// to solve; with SolveUnder 0, or a prediction above it, the book gets
+// no leaf.
+func TestEstimateJob_whole(t *testing.T) {
+	t.Parallel()
+	b := solver.MustBoard(5, 4)
+	spec := Spec{Board: b, Root: "33", Depth: 8, TaskSize: 8}
+	leafEntries := func(mb *memBook) int {
+		n := 0
+		for _, err := range mb.Entries(spec.Depth, spec.Depth) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+	immediate := -1 // entries of the leaves' depth the planning wrote: positions scored at once
+	for _, under := range []time.Duration{0, time.Nanosecond} {
+		mb := newMemBook()
+		e, err := EstimateJob(context.Background(), spec, mb, filepath.Join(t.TempDir(), "plan"),
+			EstimateOptions{Sample: 64, RunLength: 8, TableBytes: 1 << 20, SolveUnder: under})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := leafEntries(mb)
+		if immediate < 0 {
+			immediate = n
+		}
+		if e.Whole || n != immediate || n > int(e.Plan.Immediate) {
+			t.Errorf("SolveUnder %v: whole %v, %d entries of the leaves' depth, want %d (at most the %d scored at once)", under, e.Whole, n, immediate, e.Plan.Immediate)
+		}
+	}
+
+	mb := newMemBook()
+	dir := filepath.Join(t.TempDir(), "plan")
+	var calls, last int
+	e, err := EstimateJob(context.Background(), spec, mb, dir, EstimateOptions{Sample: 64, RunLength: 8, TableBytes: 1 << 20,
+		SolveUnder: time.Hour, WholeProgress: func(done, total int) { calls++; last = done }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Whole || e.CPU <= 0 || e.CPULow != e.CPU || e.CPUHigh != e.CPU || e.HardestLeaf <= 0 || e.HardestLeaf > e.CPU {
+		t.Fatalf("estimate %+v: want the job solved whole, its CPU measured", e)
+	}
+	if calls != int(e.Plan.Leaves)+1 || last != int(e.Plan.Leaves) {
+		t.Errorf("WholeProgress called %d times, last with %d; want %d, then %d", calls, last, e.Plan.Leaves+1, e.Plan.Leaves)
+	}
+	leaves, err := openLeaves(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer leaves.Close()
+	keys, err := leaves.Keys(nil, 0, leaves.Len())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := solver.New(b, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		p, err := b.PositionFromKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := mb.score(p)
+		if want := s.Solve(p); !ok || got != want {
+			t.Fatalf("leaf %v: the book holds %d (%v), the solver says %d", p, got, ok, want)
+		}
+	}
+	tasks := newTaskTable(leaves, spec.TaskSize)
+	if err := tasks.markHeld(mb.Entries(spec.Depth, spec.Depth)); err != nil {
+		t.Fatal(err)
+	}
+	if n := leafEntries(mb); n != immediate+int(e.Plan.Leaves) {
+		t.Errorf("%d entries of the leaves' depth, want %d scored at once and %d leaves", n, immediate, e.Plan.Leaves)
+	}
+	if left, total := tasks.leavesLeft(); left != 0 || total != e.Plan.Leaves {
+		t.Errorf("after the estimate, the job has %d of %d leaves left to solve, want none", left, total)
+	}
+}

@@ -46,7 +46,14 @@ of real CPU to the sample's measured on whole jobs (0.40 to 0.63 on five
 jobs from depth 8 to 12; the prediction takes 0.5, and was 0.96 to 1.24
 times the real CPU on three jobs not used to fit it, the full depth-10
 job among them), and the interval is the sample's, widened by that
-ratio's ends. Once the job runs, its progress line is the better guide.`
+ratio's ends. Once the job runs, its progress line is the better guide.
+
+A small job is measured instead: when the sample predicts at most
+--solve-under of CPU (default 2m; 0: never), the whole job is solved as
+one worker thread solves it, and the CPU it took is printed (a few leaves
+say little of a small job: on the depth-8 job under 4444 the sample's
+predictions ranged over 1.5x). The work is not lost: the leaves' scores
+go into the book, and the job that follows only derives.`
 
 const estimateExample = `  c4book estimate --depth 12
   c4book estimate --depth 8 --root 4444 --json`
@@ -58,9 +65,10 @@ var estimateCores = []int{1, 2, 8, 64}
 func newEstimateCommand(a *app) *cobra.Command {
 	var sample, warmup int
 	var seed uint64
+	var solveUnder time.Duration
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "estimate --depth D [--root MOVES] [--sample N] [--seed S] [--json] [--book PATH]",
+		Use:     "estimate --depth D [--root MOVES] [--sample N] [--seed S] [--solve-under DURATION] [--json] [--book PATH]",
 		Short:   "Predict a job's CPU, wall time and book size by solving a sample of its leaves",
 		Long:    estimateLong,
 		Example: estimateExample,
@@ -89,8 +97,11 @@ func newEstimateCommand(a *app) *cobra.Command {
 				return err
 			}
 			step := progress.NewStep(a.stderr, "solving the sample", "leaves", 5*time.Second)
+			whole := progress.NewStep(a.stderr, "solving the whole job (a small one)", "leaves", 5*time.Second)
 			e, err := coordinator.EstimateJob(cmd.Context(), spec, bk, filepath.Join(coordinator.PlansDir(bk.Path()), spec.ID()), coordinator.EstimateOptions{
-				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), Progress: func(done, total int) { step.Update(int64(done), int64(total)) },
+				Sample: sample, Warmup: warmup, Seed: seed, TableBytes: int64(cfg.Solver.TTSize), SolveUnder: solveUnder,
+				Progress:      func(done, total int) { step.Update(int64(done), int64(total)) },
+				WholeProgress: func(done, total int) { whole.Update(int64(done), int64(total)) },
 			})
 			if err != nil {
 				if cmd.Context().Err() != nil {
@@ -110,6 +121,7 @@ func newEstimateCommand(a *app) *cobra.Command {
 	f.IntVar(&sample, "sample", 2048, "`N` leaves measured")
 	f.IntVar(&warmup, "warmup", 0, "`N` leaves solved before each run of 32 to warm the table (default 32)")
 	f.Uint64Var(&seed, "seed", 0, "seed of the sample's choice (default: random, printed)")
+	f.DurationVar(&solveUnder, "solve-under", 2*time.Minute, "solve the whole job, its CPU measured and its scores stored, when the sample predicts at most `DURATION` (0: never)")
 	f.BoolVar(&asJSON, "json", false, "end with one JSON object of the figures")
 	addTTSizeFlag(f)
 	return cmd
@@ -134,6 +146,7 @@ type estimateJSON struct {
 	WallSeconds    map[string]int64 `json:"wall_seconds"`
 	BookBytes      int64            `json:"book_bytes"`
 	SpentSeconds   float64          `json:"spent_seconds"`
+	SolvedWhole    bool             `json:"solved_whole"`
 }
 
 // printEstimate writes what estimate found.
@@ -143,12 +156,18 @@ func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, s
 	if e.Tasks == 0 {
 		fmt.Fprintln(w, "Nothing to solve: the book holds every leaf.")
 	} else {
-		fmt.Fprintf(w, "Sample: %s leaves measured in %d runs (%s more solved to warm the table; seed %d), in %v.\n",
+		fmt.Fprintf(w, "Sample: %s leaves measured in %d runs (%s more solved to warm the table; seed %d); the estimate took %v.\n",
 			human.Count(e.Measured), e.Runs, human.Count(e.Warmup), seed, human.Span(e.Spent))
-		fmt.Fprintf(w, "CPU to solve: %v (95%%: %v to %v) on one thread.\n",
-			human.Span(e.CPU), human.Span(e.CPULow), human.Span(e.CPUHigh))
-		fmt.Fprintf(w, "That is the sample's rate (%v for the job, %s nodes a leaf on cold tables) times the job's warmth, %.2f: a whole job's table made the real CPU %.2f to %.2f of the sample's on the jobs measured (docs/benchmarks.md).\n",
-			human.Span(e.SampleCPU), human.Count(int64(e.SampleNodes)), coordinator.JobWarmth, coordinator.JobWarmthLow, coordinator.JobWarmthHigh)
+		if e.Whole {
+			fmt.Fprintf(w, "CPU to solve: %v on one thread, measured: the sample predicted %v, a small job, so it was solved whole, as one worker thread solves it.\n",
+				human.Span(e.CPU), human.Span(time.Duration(float64(e.SampleCPU)*coordinator.JobWarmth)))
+			fmt.Fprintln(w, "Its leaves' scores are in the book: the job that follows (generate, coordinator) finds them there and only derives.")
+		} else {
+			fmt.Fprintf(w, "CPU to solve: %v (95%%: %v to %v) on one thread.\n",
+				human.Span(e.CPU), human.Span(e.CPULow), human.Span(e.CPUHigh))
+			fmt.Fprintf(w, "That is the sample's rate (%v for the job, %s nodes a leaf on cold tables) times the job's warmth, %.2f: a whole job's table made the real CPU %.2f to %.2f of the sample's on the jobs measured (docs/benchmarks.md).\n",
+				human.Span(e.SampleCPU), human.Count(int64(e.SampleNodes)), coordinator.JobWarmth, coordinator.JobWarmthLow, coordinator.JobWarmthHigh)
+		}
 		fmt.Fprint(w, "Wall time:")
 		for i, c := range estimateCores {
 			sep := ","
@@ -166,7 +185,7 @@ func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, s
 	}
 	j := estimateJSON{Job: spec.ID(), Positions: e.Plan.Positions, Leaves: e.Plan.Leaves, Tasks: e.Tasks, SampleLeaves: e.Measured,
 		SampleRuns: e.Runs, WarmupLeaves: e.Warmup, Seed: seed, CPUSeconds: e.CPU.Seconds(), CPUSecondsLow: e.CPULow.Seconds(), CPUSecondsHigh: e.CPUHigh.Seconds(),
-		SampleCPU: e.SampleCPU.Seconds(), SampleNodes: e.SampleNodes, HardestLeaf: e.HardestLeaf.Seconds(), WallSeconds: map[string]int64{}, BookBytes: bookBytes, SpentSeconds: e.Spent.Seconds()}
+		SampleCPU: e.SampleCPU.Seconds(), SampleNodes: e.SampleNodes, HardestLeaf: e.HardestLeaf.Seconds(), WallSeconds: map[string]int64{}, BookBytes: bookBytes, SpentSeconds: e.Spent.Seconds(), SolvedWhole: e.Whole}
 	for _, c := range estimateCores {
 		j.WallSeconds[fmt.Sprint(c)] = int64(e.Wall(c).Seconds())
 	}

@@ -3,18 +3,21 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestEstimate: estimate plans a job, measures a sample of its leaves and
 // ends with one JSON object of its figures; the job then run with
-// generate on the same book finds its plan made, and says so.
+// generate on the same book finds its plan made, and says so. Allowed to
+// (the default --solve-under), estimate solves a job this small whole:
+// its CPU measured, its scores in the book, and generate solves nothing.
 func TestEstimate(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "e.db")
 	args := append([]string{"estimate", "--depth", "8", "--root", "33", "--book", path, "--task-size", "8", "--seed", "1", "--json", testTTSize}, testBoardFlags...)
-	r := run(t, "", args...)
+	r := run(t, "", append(args, "--solve-under", "0")...)
 	wantOK(t, r)
 	t.Logf("\n%s", r.stdout)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
@@ -24,11 +27,12 @@ func TestEstimate(t *testing.T) {
 		Low           float64          `json:"cpu_seconds_low"`
 		High          float64          `json:"cpu_seconds_high"`
 		Wall          map[string]int64 `json:"wall_seconds"`
+		Whole         bool             `json:"solved_whole"`
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
 		t.Fatalf("last line is not the JSON object: %v", err)
 	}
-	if got.Leaves == 0 || got.Tasks != (got.Leaves+7)/8 || got.CPU <= 0 || got.Low > got.CPU || got.High < got.CPU || len(got.Wall) != 4 {
+	if got.Leaves == 0 || got.Tasks != (got.Leaves+7)/8 || got.CPU <= 0 || got.Low > got.CPU || got.High < got.CPU || len(got.Wall) != 4 || got.Whole {
 		t.Errorf("figures %+v", got)
 	}
 	if !strings.Contains(r.stdout, "the plan is kept for the job") || !strings.Contains(r.stdout, "CPU to solve: ") || !strings.Contains(r.stdout, "times the job's warmth") {
@@ -43,5 +47,29 @@ func TestEstimate(t *testing.T) {
 	if !strings.Contains(g.stderr, "planned before (by estimate") || strings.Contains(g.stderr, "scored_at_once") {
 		t.Errorf("generate's log after estimate:\n%s", g.stderr)
 	}
+	if regexp.MustCompile(`solved by workers\s+0\n`).MatchString(g.stdout) {
+		t.Errorf("generate after a sample solved nothing:\n%s", g.stdout)
+	}
 	wantErr(t, run(t, "", "estimate", "--sample", "0", "--book", path), "--sample 0")
+
+	path = filepath.Join(t.TempDir(), "whole.db")
+	args[6] = path
+	r = run(t, "", args...)
+	wantOK(t, r)
+	t.Logf("\n%s", r.stdout)
+	lines = strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("last line is not the JSON object: %v", err)
+	}
+	if !got.Whole || got.CPU <= 0 || got.Low != got.CPU || got.High != got.CPU {
+		t.Errorf("a small job: figures %+v, want it solved whole", got)
+	}
+	if !strings.Contains(r.stdout, "measured: the sample predicted") || !strings.Contains(r.stdout, "only derives") {
+		t.Errorf("output:\n%s", r.stdout)
+	}
+	g = run(t, "", append([]string{"generate", "--depth", "8", "--root", "33", "--book", path, "--task-size", "8", "--workers", "1", testTTSize}, testBoardFlags...)...)
+	wantOK(t, g)
+	if !strings.Contains(g.stdout, "complete") || !regexp.MustCompile(`solved by workers\s+0\n`).MatchString(g.stdout) {
+		t.Errorf("generate after a job solved whole by estimate:\n%s", g.stdout)
+	}
 }
