@@ -22,7 +22,7 @@ import (
 //	| 0xFF | 'T'  | len, id, index      |   the tasks of a job (tasks.go)
 //	+------+------+---------------------+
 //	| 0xFF | 'W'  | name (1..64 B)      |   one record per registered worker
-//	+------+------+---------------------+   (workers.go)
+//	+------+------+---------------------+   (registry.go)
 //
 // The book record says what the book is. Its first byte is the book format
 // version, at that place in every version; version 1 has three bytes:
