@@ -79,7 +79,7 @@ func newBookCheckpointCommand(a *app) *cobra.Command {
 			}
 			var st coordinator.CheckpointStats
 			start := time.Now()
-			err = writeFileAtomic(args[0], func(w io.Writer) error {
+			err = writeFileAtomic(args[0], 0o644, func(w io.Writer) error {
 				st, err = coordinator.SaveCheckpoint(cmd.Context(), spec, bk,
 					filepath.Join(coordinator.PlansDir(bk.Path()), spec.ID()), w, solvedOnly)
 				return err

@@ -77,7 +77,7 @@ func newBookExportCommand(a *app) *cobra.Command {
 				return closeBook(bk, e.write(a.stdout))
 			}
 			e.name = out
-			return closeBook(bk, writeFileAtomic(out, e.write))
+			return closeBook(bk, writeFileAtomic(out, 0o644, e.write))
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "`FORMAT` of the output: text, bin or pons")
@@ -144,10 +144,10 @@ func writePonsReport(w io.Writer, name string, r bookfile.PonsReport) {
 		r.LogSize, human.Count(r.Size), 100*float64(r.Stored)/float64(r.Size), float64(r.Entries)/float64(r.Size), r.KeyBytes, human.Count(r.Bytes))
 }
 
-// writeFileAtomic writes the file name with write: into a temporary file
-// of the same directory, renamed to name once complete. A failed write
-// leaves no file behind and an existing name untouched.
-func writeFileAtomic(name string, write func(io.Writer) error) error {
+// writeFileAtomic writes the file name, of mode, with write: into a
+// temporary file of the same directory, renamed to name once complete. A
+// failed write leaves no file behind and an existing name untouched.
+func writeFileAtomic(name string, mode os.FileMode, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
 	if err != nil {
 		return err
@@ -160,8 +160,7 @@ func writeFileAtomic(name string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		// CreateTemp makes the file 0600; an export is an ordinary file.
-		err = os.Chmod(f.Name(), 0o644)
+		err = os.Chmod(f.Name(), mode) // CreateTemp made it 0600
 	}
 	if err == nil {
 		err = os.Rename(f.Name(), name)

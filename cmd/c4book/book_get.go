@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/posinput"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -62,8 +63,8 @@ func newBookGetCommand(a *app) *cobra.Command {
 				return closeBook(bk, err)
 			}
 			r := &bookGetRun{answers: answers, out: bufio.NewWriterSize(a.stdout, 64<<10)}
-			in := &positionInput{board: bk.Board(), stderr: a.stderr, bulk: true}
-			err = in.run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush)
+			in := &posinput.Input{Board: bk.Board(), Stderr: a.stderr, Bulk: true}
+			err = interruptedOr(cmd.Context(), in.Run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush))
 			if cerr := answers.Close(); err == nil {
 				err = cerr
 			}

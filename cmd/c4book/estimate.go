@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -168,15 +169,11 @@ func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, s
 			fmt.Fprintf(w, "That is the sample's rate (%v for the job, %s nodes a leaf on cold tables) times the job's warmth, %.2f: a whole job's table made the real CPU %.2f to %.2f of the sample's on the jobs measured (docs/benchmarks.md).\n",
 				human.Span(e.SampleCPU), human.Count(int64(e.SampleNodes)), coordinator.JobWarmth, coordinator.JobWarmthLow, coordinator.JobWarmthHigh)
 		}
-		fmt.Fprint(w, "Wall time:")
+		walls := make([]string, len(estimateCores))
 		for i, c := range estimateCores {
-			sep := ","
-			if i == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(w, "%s %d core%s %v", sep, c, plural(c), human.Span(e.Wall(c)))
+			walls[i] = human.Counted(c, "core") + " " + human.Span(e.Wall(c))
 		}
-		fmt.Fprintf(w, " (the hardest leaf measured: %v).\n", e.HardestLeaf.Round(time.Millisecond))
+		fmt.Fprintf(w, "Wall time: %s (the hardest leaf measured: %v).\n", strings.Join(walls, ", "), e.HardestLeaf.Round(time.Millisecond))
 	}
 	bookBytes := e.BookBytes()
 	fmt.Fprintf(w, "Book: about %.1f MB on disk once compacted (%s entries).\n", float64(bookBytes)/1e6, human.Count(e.Plan.Positions))
@@ -191,12 +188,4 @@ func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, s
 	}
 	data, _ := json.Marshal(j)
 	fmt.Fprintln(w, string(data))
-}
-
-// plural returns "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/coordinator"
-	"github.com/c4book/c4book/queue"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -183,68 +182,9 @@ func TestGenerate_crossCheck(t *testing.T) {
 	if got := summaryValue(r.stdout, "cross-checks"); got != "skipped" || !strings.Contains(r.stdout, "the only worker is this process's") || strings.Contains(r.stdout, "cross-checked tasks") {
 		t.Errorf("the summary does not say that the cross-checks were skipped:\n%s", r.stdout)
 	}
-	var out strings.Builder
-	cfg := config.Default()
-	cfg.NATS.Listen = "127.0.0.1:4222"
-	printSummary(&out, cfg, coordinator.Summary{JobID: "j", CrossChecked: 3, CrossSkipped: 2, Requeued: 64})
-	got := out.String()
-	if summaryValue(got, "cross-checked tasks") != "3" || summaryValue(got, "cross-checks skipped") != "2" || summaryValue(got, "solved again") != "64" ||
-		!strings.Contains(got, "(tasks no other worker came to check") || !strings.Contains(got, "(positions of workers quarantined") {
-		t.Errorf("summary with cross-checks skipped and positions solved again:\n%s", got)
-	}
 	if def := config.Default().Queue.CrossCheck; def != coordinator.DefaultCrossCheck {
 		t.Errorf("queue.cross-check defaults to %v, coordinator.DefaultCrossCheck is %v", def, coordinator.DefaultCrossCheck)
 	}
 	bad := run(t, "", "generate", "--width=5", "--height=4", "--depth=8", "--book", bookPath, "--cross-check=2")
 	wantErr(t, bad, "queue.cross-check: 2 is out of range")
-}
-
-// TestPrintByWorker: the summary's lines by worker, with the results
-// accepted and rejected, the cross-checks when tasks were cross-checked,
-// and a worker whose results were all rejected.
-func TestPrintByWorker(t *testing.T) {
-	t.Parallel()
-	s := coordinator.Summary{
-		Solved:   120,
-		ByWorker: map[string]int64{"alice": 90, "bob": 30},
-		Workers: map[string]queue.WorkerResults{
-			"alice":   {Accepted: 12, CrossPassed: 2},
-			"bob":     {Accepted: 4, Rejected: 1, CrossPassed: 1, CrossFailed: 1},
-			"mallory": {Rejected: 3},
-		},
-	}
-	perSec := func(n float64) string { return human.Rate(n / 10) }
-	var b strings.Builder
-	printByWorker(&b, s, perSec)
-	want := "  by worker:\n" +
-		"    alice    90 positions  75.0%  9.00/s  12 results accepted  0 rejected\n" +
-		"    bob      30 positions  25.0%  3.00/s  4 results accepted   1 rejected\n" +
-		"    mallory  0 positions   0.0%   0.00/s  0 results accepted   3 rejected\n"
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
-	s.CrossChecked, s.Disagreements = 2, 1
-	b.Reset()
-	printByWorker(&b, s, perSec)
-	if lines := outputLines(b.String()); len(lines) != 4 || !strings.HasSuffix(lines[2], "1 rejected  cross-checks 1 passed  1 failed") {
-		t.Errorf("with cross-checks:\n%s", b.String())
-	}
-}
-
-// TestCrossCheckNote: the summary says who decided the cross-checked
-// tasks; a worker checked only by the coordinator (nobody else took a copy)
-// is not shown as checked by "0 decided by the coordinator".
-func TestCrossCheckNote(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		s    coordinator.Summary
-		want string
-	}{
-		{coordinator.Summary{CrossChecked: 35, Refereed: 35}, "(0 by two workers agreeing, 35 by the coordinator's own solve)"},
-		{coordinator.Summary{CrossChecked: 170, Disagreements: 2, Refereed: 3}, "(169 by two workers agreeing, 3 by the coordinator's own solve: 2 disagreements)"},
-	} {
-		if got := crossCheckNote(c.s); got != c.want {
-			t.Errorf("crossCheckNote(%+v) = %q, want %q", c.s, got, c.want)
-		}
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/cmd/c4book/internal/posinput"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -64,9 +65,9 @@ func newSolveCommand(a *app) *cobra.Command {
 			}
 			defer startHelpers(s, cfg.Solver.Threads)()
 			r := &solveRun{s: s, weak: weak, analyze: analyze, nodes: nodes, out: bufio.NewWriter(a.stdout), stderr: a.stderr}
-			in := &positionInput{board: s.Board(), stderr: a.stderr}
+			in := &posinput.Input{Board: s.Board(), Stderr: a.stderr}
 			if bookPath == "" {
-				return in.run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush)
+				return interruptedOr(cmd.Context(), in.Run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush))
 			}
 			bk, err := openBook(cmd, cfg, bookPath, bookReadOnly)
 			if err != nil {
@@ -75,7 +76,7 @@ func newSolveCommand(a *app) *cobra.Command {
 			if r.oracle, err = useBook(s, bk); err != nil {
 				return closeBook(bk, err)
 			}
-			err = in.run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush)
+			err = interruptedOr(cmd.Context(), in.Run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush))
 			if cerr := r.oracle.Close(); err == nil {
 				err = cerr
 			}

@@ -95,7 +95,7 @@ func newStatusCommand(a *app) *cobra.Command {
 			if !watch {
 				interval = 0
 			}
-			if err := checkStatusKey(cfg.NATS); err != nil {
+			if err := status.CheckKey(cfg.NATS); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("depth") || cmd.Flags().Changed("root") {
@@ -124,39 +124,6 @@ func newStatusCommand(a *app) *cobra.Command {
 	return cmd
 }
 
-// statusCredentials says which credentials may read the cluster's
-// status, for the errors of status.
-const statusCredentials = "use an observer's key (c4book worker add NAME --observer on the coordinator's machine, then --nkey FILE), " +
-	"or the operator's nats.token, or nats.user and nats.password"
-
-// checkStatusKey refuses a key file of nats.nkey that is not an
-// observer's: a worker's key may not read the status, and the server
-// would refuse it after the connection.
-func checkStatusKey(n config.NATS) error {
-	if n.NKey == "" {
-		return nil
-	}
-	k, err := queue.ReadKey(n.NKey)
-	if err != nil {
-		return fmt.Errorf("nats.nkey: %w", err)
-	}
-	if k.Role != queue.RoleObserver { // a worker's: ReadKey knows no other role
-		return fmt.Errorf("nats.nkey (%s) is worker %s's key, and a worker's key cannot read the cluster's status (it may only take tasks and publish its own results): %s",
-			n.NKey, k.Name, statusCredentials)
-	}
-	return nil
-}
-
-// statusError explains err, the failure of a status read from the
-// server of cfg: credentials the server does not let read the status.
-func statusError(cfg config.Config, err error) error {
-	if errors.Is(err, queue.ErrForbidden) {
-		return fmt.Errorf("the server at %s does not let these credentials read the cluster's status (%s): %s: %w",
-			cfg.NATS.URL, jobproc.CredentialsSet(cfg.NATS), statusCredentials, err)
-	}
-	return err
-}
-
 // defaultWatchInterval is the time between two reports of status --watch:
 // that between two reports of a coordinator.
 const defaultWatchInterval = coordinator.DefaultStatusEvery
@@ -179,14 +146,14 @@ func runStatus(ctx context.Context, a *app, cfg config.Config, jobs []string, as
 	}
 	defer conn.Close()
 	if interval > 0 {
-		return statusError(cfg, status.Watch(ctx, a.stdout, console.IsTerminal(a.stdout), conn, jobs, interval))
+		return status.ExplainError(cfg.NATS.URL, jobproc.CredentialsSet(cfg.NATS), status.Watch(ctx, a.stdout, console.IsTerminal(a.stdout), conn, jobs, interval))
 	}
 	rep, err := status.Read(ctx, conn, jobs)
 	if errors.Is(err, queue.ErrNotReady) {
 		return fmt.Errorf("no coordinator has set up the queue on %s yet: %w", cfg.NATS.URL, err)
 	}
 	if err != nil {
-		return statusError(cfg, err)
+		return status.ExplainError(cfg.NATS.URL, jobproc.CredentialsSet(cfg.NATS), err)
 	}
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -125,11 +126,7 @@ func newWorkerListCommand(a *app) *cobra.Command {
 		Short: "List the workers and observers registered in the book",
 		Args:  checkArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			bk, err := openBook(cmd, cfg, cfg.Book.Path, bookReadOnly)
+			_, bk, err := readBook(cmd)
 			if err != nil {
 				return err
 			}
@@ -176,11 +173,7 @@ func newWorkerConfCommand(a *app) *cobra.Command {
 		Example: "  c4book worker conf --book depth12.db --out /etc/c4book/c4book-workers.conf && nats-server --signal reload",
 		Args:    checkArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			bk, err := openBook(cmd, cfg, cfg.Book.Path, bookReadOnly)
+			_, bk, err := readBook(cmd)
 			if err != nil {
 				return err
 			}
@@ -193,10 +186,7 @@ func newWorkerConfCommand(a *app) *cobra.Command {
 				_, err := a.stdout.Write(data)
 				return err
 			}
-			if err := os.WriteFile(out+".tmp", data, 0o600); err != nil {
-				return err
-			}
-			if err := os.Rename(out+".tmp", out); err != nil {
+			if err := writeFileAtomic(out, 0o600, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 				return err
 			}
 			observers := 0

@@ -1,4 +1,4 @@
-package main
+package posinput
 
 import (
 	"context"
@@ -18,12 +18,12 @@ import (
 func TestPositionInput(t *testing.T) {
 	run := func(ctx context.Context, bulk bool, args []string, stdin string) (answers, stderr string, err error) {
 		var a, e strings.Builder
-		in := &positionInput{board: solver.Standard, stderr: &e, bulk: bulk}
+		in := &Input{Board: solver.Standard, Stderr: &e, Bulk: bulk}
 		answer := func(_ context.Context, moves []byte, p solver.Position) error {
 			fmt.Fprintf(&a, "%s:%d\n", moves, p.Moves())
 			return nil
 		}
-		err = in.run(ctx, args, strings.NewReader(stdin), answer, func() error { return nil })
+		err = in.Run(ctx, args, strings.NewReader(stdin), answer, func() error { return nil })
 		return a.String(), e.String(), err
 	}
 	for _, bulk := range []bool{false, true} {
@@ -51,7 +51,7 @@ func TestPositionInput(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		for _, args := range [][]string{nil, {"4453"}} {
-			if answers, _, err := run(ctx, false, args, "4453\n44\n"); answers != "" || !errors.Is(err, errInterrupted) {
+			if answers, _, err := run(ctx, false, args, "4453\n44\n"); answers != "" || !errors.Is(err, context.Canceled) {
 				t.Errorf("args %q: answers %q, error %v; want none, interrupted", args, answers, err)
 			}
 		}

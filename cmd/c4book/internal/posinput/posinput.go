@@ -1,4 +1,7 @@
-package main
+// Package posinput reads the positions a command answers (c4book solve,
+// c4book book get): its arguments, or the lines of standard input, one
+// position a line.
+package posinput
 
 import (
 	"bytes"
@@ -14,34 +17,34 @@ import (
 	"github.com/c4book/c4book/solver"
 )
 
-// positionInput is the input of solve and book get: positions given as
-// arguments, or read from standard input one a line, "moves" or "moves
+// Input is the input of a command that answers positions: positions given
+// as arguments, or read from standard input one a line, "moves" or "moves
 // score" (bookfile.ParsePositionLine). An input that is not a position is
-// reported on stderr with its number, and the others are still answered;
+// reported on Stderr with its number, and the others are still answered;
 // the run then fails at the end.
-type positionInput struct {
-	board  *solver.Board
-	stderr io.Writer
-	// bulk says that lines are many and each is answered in a moment (book
-	// get: a lookup): a line is parsed without allocating, and ctx is
-	// looked at every 4096 lines, not before each.
-	bulk bool
+type Input struct {
+	Board  *solver.Board
+	Stderr io.Writer
+	// Bulk says that lines are many and each is answered in a moment (book
+	// get: a lookup): a line is parsed without allocating, and the context
+	// is looked at every 4096 lines, not before each.
+	Bulk bool
 	bad  int // inputs that are not positions
 }
 
-// answerFunc answers position p, written moves.
-type answerFunc func(ctx context.Context, moves []byte, p solver.Position) error
+// AnswerFunc answers position p, written moves.
+type AnswerFunc func(ctx context.Context, moves []byte, p solver.Position) error
 
-// run answers args, or the lines of stdin if there is none, and then
-// calls flush.
-func (in *positionInput) run(ctx context.Context, args []string, stdin io.Reader, answer answerFunc, flush func() error) error {
+// Run answers args, or the lines of stdin if there is none, and then
+// calls flush. Stopped by ctx, it returns ctx's error.
+func (in *Input) Run(ctx context.Context, args []string, stdin io.Reader, answer AnswerFunc, flush func() error) error {
 	n, what := len(args), "arguments"
 	var err error
 	if len(args) > 0 {
 		err = in.answerArgs(ctx, args, answer)
 	} else {
 		if console.IsTerminal(stdin) {
-			fmt.Fprintln(in.stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
+			fmt.Fprintln(in.Stderr, "Reading positions from standard input, one a line; end with Ctrl-D.")
 		}
 		what = "lines"
 		n, err = in.answerLines(ctx, stdin, answer)
@@ -56,16 +59,16 @@ func (in *positionInput) run(ctx context.Context, args []string, stdin io.Reader
 }
 
 // answerArgs answers each argument.
-func (in *positionInput) answerArgs(ctx context.Context, args []string, answer answerFunc) error {
+func (in *Input) answerArgs(ctx context.Context, args []string, answer AnswerFunc) error {
 	for i, moves := range args {
-		if ctx.Err() != nil {
-			return errInterrupted
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		moves = strings.TrimSpace(moves) // as lines are
-		p, err := in.board.Parse(moves)
+		p, err := in.Board.Parse(moves)
 		if err != nil {
 			in.bad++
-			fmt.Fprintf(in.stderr, "argument %d: %v\n", i+1, err)
+			fmt.Fprintf(in.Stderr, "argument %d: %v\n", i+1, err)
 			continue
 		}
 		if err := answer(ctx, []byte(solver.FormatMoves(moves)), p); err != nil {
@@ -79,11 +82,11 @@ func (in *positionInput) answerArgs(ctx context.Context, args []string, answer a
 // their number. In bulk, lines are scanned in place, and the moves of a
 // good line are played without a conversion to a string: a line costs an
 // answer and a few hundred nanoseconds more.
-func (in *positionInput) answerLines(ctx context.Context, r io.Reader, answer answerFunc) (n int, err error) {
+func (in *Input) answerLines(ctx context.Context, r io.Reader, answer AnswerFunc) (n int, err error) {
 	cr := ctxio.NewReader(ctx, r)
 	defer cr.Close()
 	checkEvery := 1
-	if in.bulk {
+	if in.Bulk {
 		checkEvery = 4096
 	}
 	var answerErr error
@@ -93,22 +96,22 @@ func (in *positionInput) answerLines(ctx context.Context, r io.Reader, answer an
 		}
 		n++
 		if n%checkEvery == 0 && ctx.Err() != nil {
-			answerErr = errInterrupted
+			answerErr = ctx.Err()
 			return false
 		}
 		var moves []byte
 		var p solver.Position
 		ok := false
-		if in.bulk && !l.TooLong {
-			moves, p, ok = bookfile.ParsePositionBytes(in.board, bytes.TrimSpace(l.Text))
+		if in.Bulk && !l.TooLong {
+			moves, p, ok = bookfile.ParsePositionBytes(in.Board, bytes.TrimSpace(l.Text))
 		}
 		if !ok {
 			// The slow path says what is wrong (or, should the fast one
 			// have refused a good line, answers it).
-			pl, err := bookfile.ParsePositionLine(in.board, l)
+			pl, err := bookfile.ParsePositionLine(in.Board, l)
 			if err != nil {
 				in.bad++
-				fmt.Fprintf(in.stderr, "line %d: %v\n", l.Num, err)
+				fmt.Fprintf(in.Stderr, "line %d: %v\n", l.Num, err)
 				return true
 			}
 			moves, p = []byte(pl.Moves), pl.Pos
@@ -120,7 +123,7 @@ func (in *positionInput) answerLines(ctx context.Context, r io.Reader, answer an
 	case answerErr != nil:
 		return n, answerErr
 	case errors.Is(err, ctxio.ErrStopped):
-		return n, errInterrupted
+		return n, ctx.Err()
 	}
 	return n, err
 }
