@@ -190,7 +190,8 @@ func (j *job) solved(ctx context.Context, doneLeaves, total int64) error {
 	j.record.Solved = doneLeaves
 	j.summary.Failed = j.dispatch.appendFailed(j.summary.Failed[:0])
 	if failed := len(j.summary.Failed); failed > 0 {
-		msg := fmt.Sprintf("%d of %d tasks failed after %d deliveries each; run the same command again to retry them", failed, j.tasks.Len(), j.cfg.Stream.MaxDeliver)
+		msg := fmt.Sprintf("%d of %d tasks failed (each delivered %d times without a result, or published %d times without an accepted one); run the same command again to retry them",
+			failed, j.tasks.Len(), j.cfg.Stream.MaxDeliver, maxCopies)
 		j.status.put(ctx, book.JobFailed, doneLeaves, total)
 		if err := j.save(book.JobFailed, msg); err != nil {
 			return err
@@ -274,7 +275,7 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 			j.term(m)
 			continue
 		}
-		if j.dispatch.answered(index, sender(m)) {
+		if j.dispatch.answered(index, sender(m), j.trust.listensTo(sender(m))) {
 			answered = append(answered, index)
 		}
 		a := j.trust.admit(m)

@@ -148,12 +148,21 @@ func (d *dispatcher) closed(i int) {
 }
 
 // answered records an answer of worker to a copy of task index, whatever
-// it is worth, and reports whether index is a task of the plan.
-func (d *dispatcher) answered(index int, worker string) bool {
+// it is worth, and reports whether index is a task of the plan. The
+// answer of a quarantined worker (trusted false) counts against the
+// task's copies out, but not as a copy (taskTable.answered); copies are
+// not sent where it works (copyLane), and its answers are not timed
+// (overdue.go).
+func (d *dispatcher) answered(index int, worker string, trusted bool) bool {
 	if index >= d.tasks.Len() {
 		return false
 	}
+	d.tasks.answered(index, trusted)
+	if !trusted {
+		return true
+	}
 	now := time.Now()
+	d.watch.answered(index, now)
 	no, ok := d.workerNo[worker]
 	if !ok {
 		d.workerLane = append(d.workerLane, seenIn{lane: -1})
@@ -164,8 +173,6 @@ func (d *dispatcher) answered(index int, worker string) bool {
 		d.workerLane[no-1] = seenIn{int(d.watch.laneOf[index]), now}
 	}
 	d.answerer[index] = no
-	d.watch.answered(index, now)
-	d.tasks.answered(index)
 	return true
 }
 
@@ -291,7 +298,7 @@ func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
 	if err != nil {
 		return queue.Task{}, err
 	}
-	copies := int(d.tasks.copies[index])
+	copies := int(d.tasks.serial[index])
 	lane := d.lane(index)
 	if copies > 0 {
 		lane = d.copyLane(index, copies)
@@ -301,9 +308,8 @@ func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
 		_, to := d.laneBounds(lane)
 		left = to - d.next[lane]
 	}
-	t := queue.Task{JobID: d.jobID, TaskID: taskID(d.run, d.secret.copyID(index, copies), index),
+	t := queue.Task{JobID: d.jobID, TaskID: taskID(d.run, d.secret.copyID(index, d.tasks.published(index)), index),
 		Width: uint8(d.board.Width()), Height: uint8(d.board.Height()), Keys: keys, Lane: lane, LaneLeft: left}
-	d.tasks.published(index)
 	d.watch.sent(index, lane, time.Now())
 	return t, nil
 }

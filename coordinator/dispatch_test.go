@@ -78,8 +78,8 @@ func TestDispatcher_copyToAnotherWorker(t *testing.T) {
 	t.Parallel()
 	d, fq := publishedDispatcher(t, 10*queue.Lanes, 1, 2*queue.Lanes)
 	ctx := context.Background()
-	d.answered(1, "w1")  // lane 0
-	d.answered(51, "w2") // lane 5
+	d.answered(1, "w1", true)  // lane 0
+	d.answered(51, "w2", true) // lane 5
 	for _, tc := range []struct{ task, lane int }{{1, 5}, {51, 0}} {
 		fq.published = nil
 		if err := d.publishAgain(ctx, []int{tc.task}); err != nil {

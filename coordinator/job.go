@@ -118,7 +118,11 @@ func (j *job) run(ctx context.Context) error {
 		return err
 	}
 	defer leaves.Close()
-	j.openTasks(newTaskTable(leaves, j.cfg.Spec.TaskSize))
+	tasks := newTaskTable(leaves, j.cfg.Spec.TaskSize)
+	if tasks.Len() > maxTasks {
+		return fmt.Errorf("job %s: %d tasks of %d positions, more than a task id can name (%d): use a larger task size", j.id, tasks.Len(), j.cfg.Spec.TaskSize, maxTasks)
+	}
+	j.openTasks(tasks)
 	if err := j.tasks.markHeld(j.heldEntries()); err != nil {
 		return err
 	}

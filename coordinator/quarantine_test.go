@@ -3,8 +3,10 @@ package coordinator_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
@@ -177,6 +179,95 @@ func TestRun_quarantineKept(t *testing.T) {
 	if len(sum.Quarantined) != 1 || sum.Quarantined[0] != "liar" || rejected.Load() != 0 || sum.ByWorker["liar"] != 0 {
 		t.Errorf("second run: quarantined %v, %d results rejected, the liar's stored %d; want [liar], 0, 0",
 			sum.Quarantined, rejected.Load(), sum.ByWorker["liar"])
+	}
+	checkBook(t, b, c.book, spec.Root, spec.Depth)
+}
+
+// TestRun_quarantinedHoarder: a quarantined worker that goes on taking
+// tasks (it can, on an external server) answers copy after copy of the
+// same tasks, each ignored and published again. Those copies do not count
+// towards giving a task up: alone for hundreds of copies of a task, then
+// joined by an honest worker, the job ends with every task done. Before,
+// 255 copies taken by the quarantined worker failed the task.
+func TestRun_quarantinedHoarder(t *testing.T) {
+	t.Parallel()
+	b := solver.MustBoard(5, 4)
+	c := newCluster(t, b)
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 64}
+	workCtx, stopWorkers := context.WithCancel(testCtx(t))
+	var waits []func()
+	defer func() {
+		stopWorkers()
+		for _, wait := range waits {
+			wait()
+		}
+	}()
+	// The hoarder counts its answers to each task of the second run.
+	var mu sync.Mutex
+	answers := map[uint64]int{}
+	most := make(chan struct{})
+	var mostOnce sync.Once
+	waits = append(waits, c.goWorker(t, workCtx, "hoarder", func(conn *queue.Conn, tasks *queue.TaskSource) {
+		for {
+			msg, err := tasks.Next(workCtx)
+			if err != nil {
+				return
+			}
+			task := &msg.Task
+			_ = msg.Ack(workCtx)
+			if task.TaskID>>48 == 2 {
+				mu.Lock()
+				answers[task.TaskID&(1<<32-1)]++
+				if answers[task.TaskID&(1<<32-1)] == 300 {
+					mostOnce.Do(func() { close(most) })
+				}
+				mu.Unlock()
+			}
+			res := queue.Result{JobID: task.JobID, TaskID: task.TaskID, WorkerID: "hoarder", Keys: task.Keys, Scores: impossibleScores(task)}
+			if err := conn.PublishResult(workCtx, res); err != nil {
+				return
+			}
+		}
+	}))
+
+	// The first run stops once the hoarder is quarantined.
+	ctx, stop := context.WithCancel(testCtx(t))
+	var rejected atomic.Int64
+	_, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3,
+		OnResult: func(worker string, ok bool) {
+			if !ok && rejected.Add(1) == 3 {
+				stop()
+			}
+		}})
+	stop()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("first run: %v, want context.Canceled", err)
+	}
+
+	// The second run: the hoarder alone until it has answered a task 300
+	// times (or the task was given up on, and it answers no more), then an
+	// honest worker joins.
+	type result struct {
+		sum coordinator.Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := coordinator.Run(testCtx(t), coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3})
+		done <- result{sum, err}
+	}()
+	select {
+	case <-most:
+	case <-time.After(time.Minute):
+		t.Log("the hoarder did not answer a task 300 times in a minute")
+	}
+	waits = append(waits, c.startWorker(t, workCtx, "honest"))
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.sum.ByWorker["hoarder"] != 0 {
+		t.Errorf("second run: the hoarder's results stored for %d positions", r.sum.ByWorker["hoarder"])
 	}
 	checkBook(t, b, c.book, spec.Root, spec.Depth)
 }

@@ -32,28 +32,24 @@ func TestRun_queueDeleted(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 2}
-	var results atomic.Int64
-	step := make(chan int64, 100)
 	done := make(chan struct{})
 	var sum coordinator.Summary
 	var runErr error
 	go func() {
 		defer close(done)
-		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second,
-			OnResult: func(string, bool) {
-				select {
-				case step <- results.Add(1):
-				default:
-				}
-			}})
+		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), StatusEvery: time.Second})
 	}()
 	// The worker solves this job in well under a second: it publishes only
 	// the results the test allows, so that the job is still running when
-	// each part of its queue is deleted.
-	var allowed atomic.Int64
+	// each part of its queue is deleted. The test counts the results
+	// published, not those the coordinator takes: a task delivered again
+	// (its ack lost with the consumer) is solved and published again, and
+	// the coordinator drops the copy.
+	var allowed, results atomic.Int64
 	allowed.Store(5)
+	step := make(chan struct{}, 1)
 	wait := c.goWorker(t, ctx, "worker w", func(conn *queue.Conn, tasks *queue.TaskSource) {
-		pub := budgetPublisher{Publisher: conn, allowed: &allowed}
+		pub := budgetPublisher{Publisher: conn, allowed: &allowed, published: &results, step: step}
 		if err := worker.Run(ctx, tasks, pub, worker.Config{ID: "w", Concurrency: 1, TableBytes: 4 << 20, Heartbeat: time.Second, Log: logger(t)}); err != nil {
 			t.Errorf("worker w: %v", err)
 		}
@@ -111,10 +107,13 @@ func TestRun_queueDeleted(t *testing.T) {
 }
 
 // budgetPublisher publishes a worker's results while allowed is above
-// zero, taking one from it each time, and otherwise waits.
+// zero, taking one from it each time, and otherwise waits; it counts the
+// results published, and signals step after each.
 type budgetPublisher struct {
 	worker.Publisher
-	allowed *atomic.Int64
+	allowed   *atomic.Int64
+	published *atomic.Int64
+	step      chan struct{}
 }
 
 func (p budgetPublisher) PublishResult(ctx context.Context, r queue.Result) error {
@@ -126,5 +125,13 @@ func (p budgetPublisher) PublishResult(ctx context.Context, r queue.Result) erro
 			return ctx.Err()
 		}
 	}
-	return p.Publisher.PublishResult(ctx, r)
+	if err := p.Publisher.PublishResult(ctx, r); err != nil {
+		return err
+	}
+	p.published.Add(1)
+	select {
+	case p.step <- struct{}{}:
+	default:
+	}
+	return nil
 }

@@ -16,13 +16,14 @@ type taskTable struct {
 	leaves  *jobLeaves
 	size    int64
 	n       int
-	done    []bool  // its positions are in the book
-	failed  []bool  // given up on
-	copies  []uint8 // copies published in this run
-	out     []uint8 // copies published in this run without a result yet
-	by      []int32 // done in this run: the number in the run of the worker credited with it (trust.solvedBy), 0 if none
-	alone   []bool  // done in this run on that worker's word alone (no cross-check confirmed it)
-	pending int     // tasks neither done nor failed
+	done    []bool   // its positions are in the book
+	failed  []bool   // given up on
+	copies  []uint8  // copies published in this run that count (see answered)
+	serial  []uint16 // copies published in this run, the next one's number (wraps)
+	out     []uint8  // copies published in this run without a result yet
+	by      []int32  // done in this run: the number in the run of the worker credited with it (trust.solvedBy), 0 if none
+	alone   []bool   // done in this run on that worker's word alone (no cross-check confirmed it)
+	pending int      // tasks neither done nor failed
 
 	// Being solved by the coordinator's referee (crosscheck.go), which
 	// will decide it: not needed (no copy of it is published) and not
@@ -56,6 +57,7 @@ func newTaskTable(leaves *jobLeaves, size int) *taskTable {
 		done:    make([]bool, n),
 		failed:  make([]bool, n),
 		copies:  make([]uint8, n),
+		serial:  make([]uint16, n),
 		out:     make([]uint8, n),
 		by:      make([]int32, n),
 		alone:   make([]bool, n),
@@ -154,16 +156,33 @@ func (t *taskTable) setParked(i int, on bool) bool {
 	return true
 }
 
-// published counts a copy of task i published.
-func (t *taskTable) published(i int) {
+// published counts a copy of task i published, and returns its number
+// in the run (wrapping at 65,536: see taskid.go).
+func (t *taskTable) published(i int) (serial int) {
+	serial = int(t.serial[i])
+	t.serial[i]++
 	t.copies[i]++
 	t.out[i]++
+	return serial
 }
 
-// answered counts a result of task i against its copies out.
-func (t *taskTable) answered(i int) {
-	if i < t.n && t.out[i] > 0 {
+// answered counts a result of task i against its copies out. A result
+// whose sender is quarantined (counted false) takes back the count of its
+// copy: a task is given up on after maxCopies counted copies without an
+// accepted result, and a cross-check refereed after maxCrossCopies, and a
+// quarantined worker that goes on taking tasks (it can, on an external
+// server) answers copy after copy, each ignored and published again at
+// once; counted, they would make a task fail in a fraction of a second,
+// the quarantined worker deciding what the job gives up on.
+func (t *taskTable) answered(i int, counted bool) {
+	if i >= t.n {
+		return
+	}
+	if t.out[i] > 0 {
 		t.out[i]--
+	}
+	if !counted && t.copies[i] > 0 {
+		t.copies[i]--
 	}
 }
 

@@ -151,10 +151,27 @@ func TestTaskTable(t *testing.T) {
 
 	tt.published(1)
 	tt.published(1)
-	tt.answered(1)
-	tt.answered(1)
-	tt.answered(1)
+	tt.answered(1, true)
+	tt.answered(1, true)
+	tt.answered(1, true)
 	if tt.copies[1] != 2 || tt.out[1] != 0 {
 		t.Errorf("task 1: %d copies, %d out; want 2, 0", tt.copies[1], tt.out[1])
+	}
+
+	// A copy a quarantined worker answered does not count; its number is
+	// used all the same, and the numbers wrap.
+	if n := tt.published(1); n != 2 {
+		t.Errorf("third copy of task 1 numbered %d, want 2", n)
+	}
+	tt.answered(1, false)
+	if tt.copies[1] != 2 || tt.out[1] != 0 {
+		t.Errorf("task 1 after an ignored answer: %d copies, %d out; want 2, 0", tt.copies[1], tt.out[1])
+	}
+	for range 1<<16 - 3 {
+		tt.published(1)
+		tt.answered(1, false)
+	}
+	if n := tt.published(1); n != 0 || tt.copies[1] != 3 {
+		t.Errorf("copy 65,536 of task 1 numbered %d, %d counted; want 0, 3", n, tt.copies[1])
 	}
 }

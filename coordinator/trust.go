@@ -288,6 +288,10 @@ func (t *trust) quarantineForJob(worker, why string) {
 	t.voidCases(worker)
 }
 
+// listensTo reports whether the job takes worker's results: worker is
+// not quarantined.
+func (t *trust) listensTo(worker string) bool { return !t.quarantined[worker] }
+
 // quarantine ignores worker's results from now on: quarantineForJob, or a
 // worker the job's record holds quarantined by an earlier run.
 func (t *trust) quarantine(worker string) {

@@ -3,6 +3,9 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -13,6 +16,17 @@ import (
 // then wait for ever: no task is delivered, no result stored. The
 // coordinator looks for them while it runs (RepairQueue) and sets up
 // again what is missing, saying what it was.
+//
+// A stream deleted is not gone at once: the server takes it out of its
+// account's list first, then closes it and its consumers, and removes its
+// files last. A stream created again in between (the coordinator looks
+// for deleted parts every few seconds) takes over the old one's files,
+// with its messages (its last sequence is not 0), and then loses them
+// under it: the server takes no message into it again, and every publish
+// waits for an answer that never comes, the job with it (seen on a loaded
+// machine: TestRun_queueDeleted hung for 9 minutes). So RepairQueue waits
+// streamGonePause before it creates a deleted stream again, and a stream
+// it created that is not empty is deleted and created again.
 
 // Parts of the queue RepairQueue may set up again, as it names them.
 const (
@@ -81,15 +95,66 @@ func (c *Conn) RepairQueue(ctx context.Context, cfg StreamConfig, job string) ([
 		return nil, nil
 	}
 	if len(missing) > 1 || !resultConsumerGone {
+		if err := c.setUpAgain(ctx, cfg, missing); err != nil {
+			return missing, err
+		}
+	}
+	return missing, nil
+}
+
+// streamGonePause is how long RepairQueue leaves the server to finish
+// deleting a stream before it creates it again; staleStreamTries is how
+// many times it creates it before it gives up for this look.
+const (
+	streamGonePause  = time.Second
+	staleStreamTries = 3
+)
+
+// setUpAgain sets up the queue again with EnsureStreams, missing its parts
+// missing, until the streams among them it created are new (see Repair).
+func (c *Conn) setUpAgain(ctx context.Context, cfg StreamConfig, missing []string) error {
+	var recreated []string // the names of the streams missing
+	for part, name := range map[string]string{PartTaskStream: TaskStream, PartResultStream: ResultStream} {
+		if slices.Contains(missing, part) {
+			recreated = append(recreated, name)
+		}
+	}
+	for try := 1; ; try++ {
+		if len(recreated) > 0 {
+			if err := sleep(ctx, streamGonePause); err != nil {
+				return err
+			}
+		}
 		c.mu.Lock()
 		clear(c.streams) // bound to streams that may be gone
 		c.kv = nil
 		c.mu.Unlock()
 		if err := c.EnsureStreams(ctx, cfg); err != nil {
-			return missing, err
+			return err
 		}
+		var stale []string
+		for _, name := range recreated {
+			c.mu.Lock()
+			s := c.streams[name]
+			c.mu.Unlock()
+			if s != nil && s.CachedInfo().State.LastSeq > 0 {
+				stale = append(stale, name)
+			}
+		}
+		if len(stale) == 0 {
+			return nil
+		}
+		if try == staleStreamTries {
+			return fmt.Errorf("queue: streams %v created again over their deleted files %d times: %w", stale, try, ErrNotReady)
+		}
+		c.log.Warn("queue: a stream created again took over the deleted one's files: deleting it and creating it again", "streams", stale)
+		for _, name := range stale {
+			if err := c.js.DeleteStream(ctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+				return c.notReady("delete stream "+name, err)
+			}
+		}
+		recreated = stale
 	}
-	return missing, nil
 }
 
 // laneConsumersFound returns how many of the lanes' consumers the task

@@ -68,3 +68,28 @@ func TestTaskMsg_ackConsumerMadeAgain(t *testing.T) {
 	}
 	t.Logf("Ack: %v", err)
 }
+
+// TestConn_setUpAgain_staleStream: a stream set up again that is not
+// empty took over the files of the one deleted (see Repair): it is deleted
+// and created again, new, and takes tasks.
+func TestConn_setUpAgain_staleStream(t *testing.T) {
+	s, coord := setupQueue(t, testStreams)
+	publishTasks(t, coord, testTask(t, "j1", 1, 2))
+	// As if the task stream had been found missing and created again over
+	// the deleted one's files: it holds the task published before.
+	ctx := testCtx(t, 30*time.Second)
+	if err := coord.setUpAgain(ctx, testStreams, []string{PartTaskStream, PartLaneConsumers}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := coord.js.Stream(ctx, TaskStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := info.CachedInfo().State; st.LastSeq != 0 || st.Msgs != 0 {
+		t.Errorf("task stream set up again: last sequence %d, %d messages; want a new stream", st.LastSeq, st.Msgs)
+	}
+	publishTasks(t, coord, testTask(t, "j1", 2, 2))
+	if m := nextTask(t, taskSource(t, connectTo(t, s, "worker"))); m.Task.TaskID != 2 {
+		t.Errorf("the task taken from the stream set up again is %d, want 2", m.Task.TaskID)
+	}
+}

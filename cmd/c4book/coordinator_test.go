@@ -106,7 +106,7 @@ func TestCoordinator_failedTasks(t *testing.T) {
 	if code := exitCode(r.err); code != 1 {
 		t.Fatalf("exit code %d (%v), want 1\nstderr:\n%s", code, r.err, r.stderr)
 	}
-	wantErr(t, r, "job 5x4-d10 is incomplete", "1 of 1047 tasks failed after 1 deliveries each", "run the same command again")
+	wantErr(t, r, "job 5x4-d10 is incomplete", "1 of 1047 tasks failed (each delivered 1 times without a result", "run the same command again")
 	if !strings.Contains(r.stdout, "Job 5x4-d10 incomplete") {
 		t.Errorf("summary:\n%s", r.stdout)
 	}
