@@ -37,7 +37,7 @@ func (s runSecret) checks(index int, fraction float64) bool {
 // copyID returns the copy field of the id of the copy-th copy of task
 // index: the copies counted from an offset drawn from the run's secret,
 // so that a worker cannot tell a first copy from a second one (and lie on
-// first copies only). Ids stay distinct for maxCopies copies.
+// first copies only). Ids stay distinct for 65,536 copies (taskid.go).
 func (s runSecret) copyID(index, copy int) int {
 	return int((uint64(copy) + splitmix.Mix(splitmix.Mix(uint64(index)^uint64(s)))) & taskCopyMask)
 }

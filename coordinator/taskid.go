@@ -18,10 +18,10 @@ package coordinator
 // duplicate window (queue.DuplicateWindow, 20 s) would be needed to reuse
 // an id while the stream remembers it.
 //
-// (The copy had 8 bits and the index 40 until the give-up count and the
-// copy number were told apart: the run
-// field is where it was, and the copy field of a result is not read, so
-// results of either layout name the same run and task.)
+// The copy had 8 bits and the index 40 until a copy's number was told
+// apart from the count of copies that give a task up (maxCopies). The run
+// field is where it was and a result's copy field is not read, so a result
+// of either layout names the same run and task (of an index under 2^32).
 const (
 	taskIndexBits = 32
 	taskCopyBits  = 16
