@@ -110,8 +110,9 @@ const (
 	staleStreamTries = 3
 )
 
-// setUpAgain sets up the queue again with EnsureStreams, missing its parts
-// missing, until the streams among them it created are new (see Repair).
+// setUpAgain sets up the queue again with EnsureStreams, missing being the
+// parts found missing, until the streams among them are new when created
+// (see Repair).
 func (c *Conn) setUpAgain(ctx context.Context, cfg StreamConfig, missing []string) error {
 	var recreated []string // the names of the streams missing
 	for part, name := range map[string]string{PartTaskStream: TaskStream, PartResultStream: ResultStream} {
