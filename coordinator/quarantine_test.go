@@ -149,24 +149,13 @@ func TestRun_quarantineKept(t *testing.T) {
 	waits = append(waits, c.liar(t, workCtx, "liar", impossibleScores))
 
 	// The first run stops once the liar is quarantined.
-	ctx, stop := context.WithCancel(context.Background())
-	var rejected atomic.Int64
-	_, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3,
-		OnResult: func(worker string, ok bool) {
-			if !ok && rejected.Add(1) == 3 {
-				stop()
-			}
-		}})
-	stop()
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("first run: %v, want context.Canceled", err)
-	}
+	quarantineInFirstRun(t, c, spec)
 	if rec, _, _ := c.book.Job(spec.ID()); len(rec.Quarantined) != 1 || rec.Quarantined[0] != "liar" {
 		t.Fatalf("job record after the first run: quarantined %v, want [liar]", rec.Quarantined)
 	}
 
 	waits = append(waits, c.startWorker(t, workCtx, "honest"))
-	rejected.Store(0)
+	var rejected atomic.Int64
 	sum, err := coordinator.Run(context.Background(), coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3,
 		OnResult: func(worker string, ok bool) {
 			if !ok {
@@ -207,42 +196,20 @@ func TestRun_quarantinedHoarder(t *testing.T) {
 	answers := map[uint64]int{}
 	most := make(chan struct{})
 	var mostOnce sync.Once
-	waits = append(waits, c.goWorker(t, workCtx, "hoarder", func(conn *queue.Conn, tasks *queue.TaskSource) {
-		for {
-			msg, err := tasks.Next(workCtx)
-			if err != nil {
-				return
+	waits = append(waits, c.liar(t, workCtx, "hoarder", func(task *queue.Task) []int8 {
+		if task.TaskID>>48 == 2 {
+			mu.Lock()
+			answers[task.TaskID&(1<<32-1)]++
+			if answers[task.TaskID&(1<<32-1)] == 300 {
+				mostOnce.Do(func() { close(most) })
 			}
-			task := &msg.Task
-			_ = msg.Ack(workCtx)
-			if task.TaskID>>48 == 2 {
-				mu.Lock()
-				answers[task.TaskID&(1<<32-1)]++
-				if answers[task.TaskID&(1<<32-1)] == 300 {
-					mostOnce.Do(func() { close(most) })
-				}
-				mu.Unlock()
-			}
-			res := queue.Result{JobID: task.JobID, TaskID: task.TaskID, WorkerID: "hoarder", Keys: task.Keys, Scores: impossibleScores(task)}
-			if err := conn.PublishResult(workCtx, res); err != nil {
-				return
-			}
+			mu.Unlock()
 		}
+		return impossibleScores(task)
 	}))
 
 	// The first run stops once the hoarder is quarantined.
-	ctx, stop := context.WithCancel(testCtx(t))
-	var rejected atomic.Int64
-	_, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3,
-		OnResult: func(worker string, ok bool) {
-			if !ok && rejected.Add(1) == 3 {
-				stop()
-			}
-		}})
-	stop()
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("first run: %v, want context.Canceled", err)
-	}
+	quarantineInFirstRun(t, c, spec)
 
 	// The second run: the hoarder alone until it has answered a task 300
 	// times (or the task was given up on, and it answers no more), then an
@@ -270,4 +237,23 @@ func TestRun_quarantinedHoarder(t *testing.T) {
 		t.Errorf("second run: the hoarder's results stored for %d positions", r.sum.ByWorker["hoarder"])
 	}
 	checkBook(t, b, c.book, spec.Root, spec.Depth)
+}
+
+// quarantineInFirstRun runs the job of spec until a worker already at
+// work (a liar) has had 3 results rejected, and is so quarantined, then
+// stops the run.
+func quarantineInFirstRun(t *testing.T, c *cluster, spec coordinator.Spec) {
+	t.Helper()
+	ctx, stop := context.WithCancel(testCtx(t))
+	defer stop()
+	var rejected atomic.Int64
+	_, err := coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: c.book, Queue: c.conn, Stream: c.stream, Log: logger(t), QuarantineAfter: 3,
+		OnResult: func(worker string, ok bool) {
+			if !ok && rejected.Add(1) == 3 {
+				stop()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("first run: %v, want context.Canceled", err)
+	}
 }
