@@ -110,7 +110,11 @@ func (s *Server) answer(ctx context.Context, src *source, moves string, p solver
 		a.Columns[col] = &Column{Score: m.Score, Source: m.From.String()}
 	}
 	if len(missing) > 0 {
-		if err := s.solveColumns(ctx, src, p, missing, a); err != nil {
+		least := solver.MinScore // what the solver is told of each child's score
+		if own {
+			least = -a.Score // a child scores at least minus its parent
+		}
+		if err := s.solveColumns(ctx, src, p, missing, least, a); err != nil {
 			return nil, err
 		}
 	}
@@ -142,8 +146,10 @@ func (s *Server) answer(ctx context.Context, src *source, moves string, p solver
 }
 
 // solveColumns fills the columns cols of a, whose children the book does
-// not hold, with a solver of the pool.
-func (s *Server) solveColumns(ctx context.Context, src *source, p solver.Position, cols []int, a *Answer) error {
+// not hold, with a solver of the pool, each child's score being at least
+// least. A child found below it means that the book's score of p, which
+// gave least, is wrong: book.ErrCorrupt.
+func (s *Server) solveColumns(ctx context.Context, src *source, p solver.Position, cols []int, least int, a *Answer) error {
 	if s.opts.SolveTimeout <= 0 {
 		return errBeyondBook
 	}
@@ -159,8 +165,11 @@ func (s *Server) solveColumns(ctx context.Context, src *source, p solver.Positio
 		// A value only from a finished, confirmed search
 		// (solver.Solver.runSolve); the answer, and the cache, get
 		// nothing of a solve that failed.
-		v, err := sv.s.SolveNearContext(ctx, child, guess)
+		v, err := sv.s.SolveAtLeastContext(ctx, child, least, guess)
 		if err != nil {
+			if errors.Is(err, solver.ErrBelowBound) {
+				return fmt.Errorf("%w: the book scores %q %d, but its column %d scores more (%w)", book.ErrCorrupt, a.Moves, -least, col+1, err)
+			}
 			if ctx.Err() == nil {
 				return err // not a timeout: a fault of the solver
 			}

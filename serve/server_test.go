@@ -436,6 +436,59 @@ func TestServer_damagedBook(t *testing.T) {
 	}
 }
 
+// TestServer_lyingBook: a book whose score of a position is wrong, one
+// higher or one lower, where the columns are children beyond the book
+// that the server solves, gets a 500 naming the position and a damaged
+// health, never an answer. A score too low is caught by the bound it
+// gives the children's solves (solver.ErrBelowBound), one too high by its
+// best column.
+func TestServer_lyingBook(t *testing.T) {
+	t.Parallel()
+	b := board54(t)
+	const depth = 6
+	for lie, says := range map[int]string{+1: "its best column", -1: "scores more"} {
+		t.Run(fmt.Sprintf("%+d", lie), func(t *testing.T) {
+			path := testBook(t, b, depth)
+			bk, err := book.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _ := solver.New(b, 1<<20)
+			var liar string
+			walkPositions(b, depth, func(moves string) bool {
+				p, _ := b.Parse(moves)
+				lo, hi := b.ScoreRange(p.Moves())
+				if _, ruled := p.RuleScore(); ruled {
+					return true
+				}
+				if v := s.Solve(p) + lie; v >= lo && v <= hi {
+					if err := bk.Put(p, book.Value{Score: v, Origin: book.OriginSolved}); err != nil {
+						t.Fatal(err)
+					}
+					liar = moves
+					return false
+				}
+				return true
+			})
+			if err := bk.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if liar == "" {
+				t.Fatal("no position to lie about")
+			}
+			_, ts := newTestServer(t, path, Options{SolveTimeout: time.Minute})
+			var resp map[string]any
+			st := getJSON(t, ts.URL+"/v1/position?moves="+liar, &resp)
+			if msg, _ := resp["error"].(string); st != 500 || !strings.Contains(msg, "corrupt book") || !strings.Contains(msg, liar) || !strings.Contains(msg, says) {
+				t.Fatalf("%s, scored %+d in the book: %d %v; want 500 naming the corrupt book and the position, saying %q", liar, lie, st, resp, says)
+			}
+			if st, body := getHealth(t, ts.URL); st != 503 || !strings.Contains(body, liar) {
+				t.Errorf("healthz after the lie: %d %q, want 503 naming %s", st, body, liar)
+			}
+		})
+	}
+}
+
 // damagedBook returns a book of b's positions up to depth, compacted into
 // one table, with one byte changed in the middle of that table, and the
 // table's file name.

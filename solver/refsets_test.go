@@ -2,6 +2,7 @@ package solver
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -149,4 +150,55 @@ func BenchmarkSolver_leaves(b *testing.B) {
 		solved++
 	}
 	b.ReportMetric(float64(s.Nodes())/float64(solved), "nodes/op")
+}
+
+// BenchmarkSolver_columns solves the columns of the positions of
+// leaves-d14.txt in turn, as c4book serve does for a 14-stone position
+// of a depth-14 book: every child, one table of the server's size kept
+// warm. An op is one position's children. "near" guesses each child's
+// score from the previous child's outcome; "atLeast" also tells the
+// solver that each child scores at least minus the position's score,
+// which the book gives. With -benchtime 300x each op is one position of
+// the set, once.
+func BenchmarkSolver_columns(b *testing.B) {
+	path := filepath.Join(testdataDir(b), "..", "leaves-d14.txt")
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("leaves-d14.txt not found next to the reference sets: %v", err)
+	}
+	path, _ = filepath.Abs(path)
+	cases := readRefSet(b, path, 0)
+	for _, bounded := range []bool{false, true} {
+		name := map[bool]string{false: "near", true: "atLeast"}[bounded]
+		b.Run(name, func(b *testing.B) {
+			s, err := New(Standard, DefaultTableBytes)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			solved := 0
+			for b.Loop() {
+				c := cases[solved%len(cases)]
+				p, err := Standard.Parse(c.moves)
+				if err != nil {
+					b.Fatal(err)
+				}
+				least, guess, best := MinScore, 0, MinScore
+				if bounded {
+					least = -c.score
+				}
+				for _, child := range p.Children() {
+					v, err := s.SolveAtLeastContext(ctx, child, least, guess)
+					if err != nil {
+						b.Fatal(err)
+					}
+					guess, best = Outcome(v), max(best, -v)
+				}
+				if best != c.score {
+					b.Fatalf("%s: best column %d, want %d", c.moves, best, c.score)
+				}
+				solved++
+			}
+			b.ReportMetric(float64(s.Nodes())/float64(solved), "nodes/op")
+		})
+	}
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -264,6 +265,53 @@ func TestSolver_SolveNear(t *testing.T) {
 				t.Errorf("SolveNear(%s, %d) = %d, want %d", c.moves, guess, got, c.score)
 			}
 		}
+	}
+}
+
+// TestSolver_SolveAtLeastContext: a true bound gives the score, with a
+// cleared table or a warm one; a bound above the score gives
+// ErrBelowBound, never a value, also where the rules or the oracle give
+// the score.
+func TestSolver_SolveAtLeastContext(t *testing.T) {
+	ctx := context.Background()
+	s, _ := New(Standard, 8<<20)
+	for _, c := range signaturePositions[:10] {
+		p, _ := Standard.Parse(c.moves)
+		for _, least := range []int{MinScore, c.score - 3, c.score - 1, c.score} {
+			for _, clear := range []bool{true, false} {
+				if clear {
+					s.Table().Clear()
+				}
+				if got, err := s.SolveAtLeastContext(ctx, p, least, 0); err != nil || got != c.score {
+					t.Errorf("SolveAtLeastContext(%s, %d), cleared %v = %d, %v; want %d", c.moves, least, clear, got, err, c.score)
+				}
+			}
+		}
+		for _, least := range []int{c.score + 1, c.score + 5, MaxScore} {
+			s.Table().Clear()
+			if got, err := s.SolveAtLeastContext(ctx, p, least, least); !errors.Is(err, ErrBelowBound) {
+				t.Errorf("SolveAtLeastContext(%s, %d) = %d, %v; want ErrBelowBound (the score is %d)", c.moves, least, got, err, c.score)
+			}
+		}
+	}
+
+	// Scores the rules give (a win with the next stone) and the oracle's.
+	winNow, _ := Standard.Parse("121212")
+	want := Standard.WinNowScore(winNow.Moves())
+	if got, err := s.SolveAtLeastContext(ctx, winNow, want, 0); err != nil || got != want {
+		t.Errorf("SolveAtLeastContext(121212, %d) = %d, %v; want %d", want, got, err, want)
+	}
+	if _, err := s.SolveAtLeastContext(ctx, winNow, want+1, 0); !errors.Is(err, ErrBelowBound) {
+		t.Errorf("SolveAtLeastContext(121212, %d) = %v, want ErrBelowBound", want+1, err)
+	}
+	known, _ := Standard.Parse(signaturePositions[9].moves)
+	s.SetOracle(&mapOracle{scores: map[uint64]int{known.Key(): 3}}, known.Moves())
+	defer s.SetOracle(nil, 0)
+	if got, err := s.SolveAtLeastContext(ctx, known, 3, 0); err != nil || got != 3 {
+		t.Errorf("oracle's score 3 at least 3: %d, %v", got, err)
+	}
+	if _, err := s.SolveAtLeastContext(ctx, known, 4, 0); !errors.Is(err, ErrBelowBound) {
+		t.Errorf("oracle's score 3 at least 4: %v, want ErrBelowBound", err)
 	}
 }
 

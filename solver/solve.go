@@ -48,16 +48,61 @@ func (s *Solver) SolveNear(p Position, guess int) int {
 }
 
 // solveNear is SolveNear within a run.
-func (s *Solver) solveNear(p Position, guess int) int {
-	if v, ok := p.RuleScore(); ok {
+func (s *Solver) solveNear(p Position, guess int) int { return s.solveAtLeast(p, MinScore, guess) }
+
+// ErrBelowBound is returned by SolveAtLeastContext for a position whose
+// score is below the bound it was given: the bound was wrong.
+var ErrBelowBound = errors.New("solver: the score is below the bound it was said to be at least")
+
+// SolveAtLeastContext is SolveNearContext for a position whose score is
+// known to be at least least, as a child's score is at least minus its
+// parent's: a book's score of a position bounds its children's. No search
+// asks about a score below least, which saves the searches that would
+// find the bound again (docs/solver.md measures it). The value is
+// confirmed in full, the bound included: a bound that is wrong, such as
+// one from a book that lies, gives ErrBelowBound, never a value.
+func (s *Solver) SolveAtLeastContext(ctx context.Context, p Position, least, guess int) (int, error) {
+	return s.runSolve(ctx, func() int { return s.solveAtLeast(p, least, guess) })
+}
+
+// solveAtLeast is SolveAtLeastContext within a run; solveNear is it with
+// no bound.
+func (s *Solver) solveAtLeast(p Position, least, guess int) int {
+	v, ok := p.RuleScore()
+	if !ok {
+		v, ok = s.askOracle(&p) // the oracle's word is trusted: asking again asks it
+	}
+	if ok {
+		if v < least {
+			s.fault = s.belowBound(&p, v, least)
+		}
 		return v
 	}
-	if v, ok := s.askOracle(&p); ok {
-		return v // the oracle's word is trusted: asking again asks it
-	}
 	lo, hi := s.board.ScoreRange(p.moves)
-	guess = max(lo, min(hi, guess))
-	return s.confirmed(&p, s.solveWindow(p, lo, hi, guess-1))
+	if least > hi {
+		s.fault = s.belowBound(&p, hi, least)
+		return hi
+	}
+	least = max(lo, least)
+	guess = max(least, min(hi, guess))
+	v = s.solveWindow(p, least, hi, guess-1)
+	// A value equal to the bound is one no search proved to be at least
+	// it (a search that failed high would have raised the bound): ask now,
+	// so that a wrong bound is told from a fault of the solver.
+	if v == least && least > lo {
+		if r := s.search(p, least-1, least); !s.stopped && r < least {
+			s.fault = s.belowBound(&p, r, least)
+			return v
+		}
+	}
+	return s.confirmed(&p, v)
+}
+
+// belowBound returns the error of a position p found to score at most
+// most, below the bound least it was given.
+func (s *Solver) belowBound(p *Position, most, least int) error {
+	moves, _ := p.MoveString()
+	return fmt.Errorf("%w: %q scores at most %d, not at least %d", ErrBelowBound, moves, most, least)
 }
 
 // ErrStopped is returned by SolveContext and SolveNearContext for a search

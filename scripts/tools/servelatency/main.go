@@ -173,6 +173,15 @@ func report(w io.Writer, samples []sample, games int, wall time.Duration) {
 		line(src, bySource[src])
 	}
 	slices.SortFunc(samples, func(a, b sample) int { return cmp.Compare(b.latency, a.latency) })
+	fmt.Fprintf(w, "  the slowest 1%% by stones:")
+	byStones := map[int]int{}
+	for _, s := range samples[:len(samples)/100] {
+		byStones[len(s.moves)]++
+	}
+	for _, n := range slices.Sorted(maps.Keys(byStones)) {
+		fmt.Fprintf(w, " %d: %d", n, byStones[n])
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "  slowest:")
 	for _, s := range samples[:min(5, len(samples))] {
 		fmt.Fprintf(w, "    %-9v %s (%d stones, %s)\n", s.latency.Round(time.Microsecond), s.moves, len(s.moves), s.source)
