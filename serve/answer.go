@@ -168,7 +168,7 @@ func (s *Server) solveColumns(ctx context.Context, src *source, p solver.Positio
 		v, err := sv.s.SolveAtLeastContext(ctx, child, least, guess)
 		if err != nil {
 			if errors.Is(err, solver.ErrBelowBound) {
-				return fmt.Errorf("%w: the book scores %q %d, but its column %d scores more (%w)", book.ErrCorrupt, a.Moves, -least, col+1, err)
+				return fmt.Errorf("%w: the book scores %q %d, but its column %d scores more (%w)", book.ErrCorrupt, a.Moves, a.Score, col+1, err)
 			}
 			if ctx.Err() == nil {
 				return err // not a timeout: a fault of the solver
