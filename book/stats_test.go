@@ -2,6 +2,7 @@ package book
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -21,6 +22,13 @@ func TestBook_Stats(t *testing.T) {
 	st, err := bk.Stats()
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The paced count is the same count, pauses and all.
+	if bg, err := bk.StatsInBackground(); err != nil || !reflect.DeepEqual(bg, st) {
+		t.Errorf("StatsInBackground = %+v, %v; want %+v", bg, err, st)
+	}
+	if bg, err := bk.stats(100); err != nil || !reflect.DeepEqual(bg, st) || st.Entries < 1000 {
+		t.Errorf("stats pausing every 100 entries of %d = %+v, %v; want %+v", st.Entries, bg, err, st)
 	}
 	perDepth := map[int]int64{}
 	for _, e := range entries {

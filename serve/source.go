@@ -167,7 +167,7 @@ func (src *source) countStats() {
 		}
 		go func() {
 			defer src.release()
-			src.bookStats, src.statsErr = src.book.Stats()
+			src.bookStats, src.statsErr = src.book.StatsInBackground()
 			src.noteRead(src.statsErr)
 			close(src.stats)
 		}()

@@ -17,6 +17,8 @@
 #       --p99 D       fail (status 1) if the 99th percentile is above D
 #                     (a Go duration: 20ms)
 #       --load        serve with --load: the book read into memory first
+#       --samples F   write every request to F, in the order asked:
+#                     "microseconds stones source moves"
 #
 # c4book is built from this repository, unless C4BOOK names a binary.
 # Needs taskset (util-linux) and two cores.
@@ -24,7 +26,7 @@
 # Example: scripts/tools/serve-latency.sh --p99 20ms 7x6-d14.db
 set -euo pipefail
 
-games=1000 seed=1 p99=0 load=0
+games=1000 seed=1 p99=0 load=0 samples=""
 prog=serve-latency.sh
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
 	-s | --seed) seed=${2:?$1 needs a value}; shift 2 ;;
 	--p99) p99=${2:?$1 needs a value}; shift 2 ;;
 	--load) load=1; shift ;;
+	--samples) samples=$(realpath -m "${2:?$1 needs a value}"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; extra=("$@"); break ;;
 	-*) usage >&2; die "unknown option: $1" ;;
@@ -74,4 +77,4 @@ for _ in $(seq 600); do
 done
 curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$tmp/serve.log" >&2; die "c4book serve does not answer"; }
 echo "Serving $book on core 0 (c4book serve ${flags[*]} ${extra[*]}); $games games, seed $seed, from core 1." >&2
-taskset -c 1 "$tmp/servelatency" -url "http://127.0.0.1:$port" -games "$games" -seed "$seed" -p99 "$p99"
+taskset -c 1 "$tmp/servelatency" -url "http://127.0.0.1:$port" -games "$games" -seed "$seed" -p99 "$p99" -samples "$samples"

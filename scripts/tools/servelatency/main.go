@@ -51,14 +51,15 @@ func main() {
 	seed := flag.Uint64("seed", 1, "`SEED` of the random games: the same seed, the same positions")
 	p99 := flag.Duration("p99", 0, "fail (status 1) if the 99th percentile of the latencies is above `D`; 0: report only")
 	timeout := flag.Duration("timeout", time.Minute, "most time `D` for one request")
+	samples := flag.String("samples", "", "write every request to `FILE`, in the order asked: \"microseconds stones source moves\"")
 	flag.Parse()
-	if err := run(*base, *games, *root, *seed, *p99, *timeout); err != nil {
+	if err := run(*base, *games, *root, *seed, *p99, *timeout, *samples); err != nil {
 		fmt.Fprintln(os.Stderr, "servelatency:", err)
 		os.Exit(1)
 	}
 }
 
-func run(base string, games int, root string, seed uint64, p99, timeout time.Duration) error {
+func run(base string, games int, root string, seed uint64, p99, timeout time.Duration, samplesFile string) error {
 	client := &http.Client{Timeout: timeout}
 	board, err := serverBoard(client, base)
 	if err != nil {
@@ -93,6 +94,11 @@ func run(base string, games int, root string, seed uint64, p99, timeout time.Dur
 		}
 	}
 	wall := time.Since(began)
+	if samplesFile != "" {
+		if err := writeSamples(samplesFile, samples); err != nil {
+			return err
+		}
+	}
 	report(os.Stdout, samples, games, wall)
 	switch {
 	case len(failed) > 0:
@@ -150,6 +156,15 @@ func ask(client *http.Client, base, moves string) (sample, error) {
 		return sample{}, err
 	}
 	return sample{moves: moves, source: a.Source, latency: d}, nil
+}
+
+// writeSamples writes samples to the file path, one a line.
+func writeSamples(path string, samples []sample) error {
+	var b strings.Builder
+	for _, s := range samples {
+		fmt.Fprintf(&b, "%d %d %s %s\n", s.latency.Microseconds(), len(s.moves), s.source, s.moves)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // report prints the latencies of samples, all and by source, and the
