@@ -4,7 +4,8 @@
 // of every game whose game is not over, one request at a time, timing
 // each from the client (GET /v1/position). It prints the count, the
 // latencies' percentiles, those of the book's answers and of the
-// solver's, and the slowest positions; it exits with status 1 if a
+// solver's, the stones of the slowest 1% and the slowest positions (with
+// -samples, every request to a file); it exits with status 1 if a
 // request failed or, with -p99, if the 99th percentile is above it.
 //
 // scripts/tools/serve-latency.sh starts a server on a book, pinned to one
