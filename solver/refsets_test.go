@@ -25,13 +25,17 @@ func testdataDir(tb testing.TB) string {
 	return dir
 }
 
-// leavesFile returns the path of leaves-d8.txt, 8-stone positions of the
-// kind a depth-8 book solves, next to the folder of the reference sets.
-func leavesFile(tb testing.TB) string {
+// leavesFile returns the absolute path of name, a set of leaves next to
+// the folder of the reference sets (leaves-d8.txt: 8-stone positions of
+// the kind a depth-8 book solves), or skips the test without it.
+func leavesFile(tb testing.TB, name string) string {
 	tb.Helper()
-	path := filepath.Join(testdataDir(tb), "..", "leaves-d8.txt")
-	if _, err := os.Stat(path); err != nil {
-		tb.Skipf("leaves-d8.txt not found next to the reference sets: %v", err)
+	path, err := filepath.Abs(filepath.Join(testdataDir(tb), "..", name))
+	if err == nil {
+		_, err = os.Stat(path)
+	}
+	if err != nil {
+		tb.Skipf("%s not found next to the reference sets: %v", name, err)
 	}
 	return path
 }
@@ -124,8 +128,7 @@ func TestSolver_Solve_referenceSets(t *testing.T) {
 // op is one position. The node count per position is a signature of the
 // search too.
 func BenchmarkSolver_leaves(b *testing.B) {
-	path, _ := filepath.Abs(leavesFile(b))
-	cases := readRefSet(b, path, 20)
+	cases := readRefSet(b, leavesFile(b, "leaves-d8.txt"), 20)
 	s, err := New(Standard, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -161,15 +164,12 @@ func BenchmarkSolver_leaves(b *testing.B) {
 // which the book gives. With -benchtime 300x each op is one position of
 // the set, once.
 func BenchmarkSolver_columns(b *testing.B) {
-	path := filepath.Join(testdataDir(b), "..", "leaves-d14.txt")
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("leaves-d14.txt not found next to the reference sets: %v", err)
-	}
-	path, _ = filepath.Abs(path)
-	cases := readRefSet(b, path, 0)
-	for _, bounded := range []bool{false, true} {
-		name := map[bool]string{false: "near", true: "atLeast"}[bounded]
-		b.Run(name, func(b *testing.B) {
+	cases := readRefSet(b, leavesFile(b, "leaves-d14.txt"), 0)
+	for _, bc := range []struct {
+		name    string
+		bounded bool
+	}{{"near", false}, {"atLeast", true}} {
+		b.Run(bc.name, func(b *testing.B) {
 			s, err := New(Standard, DefaultTableBytes)
 			if err != nil {
 				b.Fatal(err)
@@ -183,7 +183,7 @@ func BenchmarkSolver_columns(b *testing.B) {
 					b.Fatal(err)
 				}
 				least, guess, best := MinScore, 0, MinScore
-				if bounded {
+				if bc.bounded {
 					least = -c.score
 				}
 				for _, child := range p.Children() {
