@@ -2,7 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"math/bits"
 )
 
 // MoveError says which move of a move string cannot be played and why.
@@ -85,41 +84,9 @@ func playMoves[S string | []byte](p *Position, moves S) error {
 // false if no game reaches p. Of the possible strings it returns the one
 // whose last moves are leftmost.
 func (p *Position) MoveString() (string, bool) {
-	moves := make([]byte, p.moves)
-	dead := make(map[uint64]bool) // positions known to have no game
-	if !unplay(*p, moves, dead) {
+	u := unplayer{moves: make([]byte, p.moves)}
+	if !u.unplay(*p) {
 		return "", false
 	}
-	return string(moves), true
-}
-
-// unplay fills moves[:p.moves] with a game reaching p, taking back the top
-// stones of the player who moved last, one column at a time, so that no
-// earlier position holds a four.
-func unplay(p Position, moves []byte, dead map[uint64]bool) bool {
-	if p.moves == 0 {
-		return true
-	}
-	// A four of the player to move would have ended the game before.
-	if p.board.hasFour(p.current) || dead[p.Key()] {
-		return false
-	}
-	last := p.current ^ p.mask // stones of the player who moved last
-	for col := 0; col < p.board.width; col++ {
-		column := p.mask & p.board.columnMask(col)
-		if column == 0 {
-			continue
-		}
-		top := uint64(1) << uint(bits.Len64(column)-1)
-		if last&top == 0 {
-			continue
-		}
-		prev := Position{board: p.board, current: last &^ top, mask: p.mask &^ top, moves: p.moves - 1}
-		if unplay(prev, moves, dead) {
-			moves[p.moves-1] = byte('1' + col)
-			return true
-		}
-	}
-	dead[p.Key()] = true
-	return false
+	return string(u.moves), true
 }
