@@ -73,12 +73,12 @@ func TestCode_record(t *testing.T) {
 		}
 	}
 	for _, rec := range [][]byte{
-		{2, 0x11, 0x01},  // lengths 1, 1, 1: not a prefix code
-		{2, 0x21},        // lengths 1, 2: not complete
-		{1, 7},           // one symbol, 7, of 3
-		{3, 0x11, 0x00},  // two coded, three said
-		{2, 0x11, 0x10},  // a length for the fourth of 3 symbols
-		{2},              // cut short
+		{2, 0x11, 0x01}, // lengths 1, 1, 1: not a prefix code
+		{2, 0x21},       // lengths 1, 2: not complete
+		{1, 7},          // one symbol, 7, of 3
+		{3, 0x11, 0x00}, // two coded, three said
+		{2, 0x11, 0x10}, // a length for the fourth of 3 symbols
+		{2},             // cut short
 	} {
 		var c code
 		if err := c.decode(&decoder{buf: rec}, 3); err == nil {

@@ -24,9 +24,9 @@ type File struct {
 	data     []byte // the data, after the header
 	h        *header
 	root     solver.Position
-	rootSym  bool            // the root is its own mirror image
+	rootSym  bool              // the root is its own mirror image
 	layers   [][][]fuse.Params // params of each layer of each bucket of each level
-	verified []atomic.Uint64 // a bit a block: its checksum was found right
+	verified []atomic.Uint64   // a bit a block: its checksum was found right
 	closed   atomic.Bool
 }
 

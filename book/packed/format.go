@@ -143,7 +143,7 @@ type layerInfo struct {
 type levelInfo struct {
 	positions, winNow, loseNext, stored uint64
 	scheme                              uint8
-	codes                               []code     // one per context
+	codes                               []code        // one per context
 	buckets                             [][]layerInfo // layers of each bucket
 }
 
