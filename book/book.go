@@ -14,6 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/c4book/c4book/book/packed"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -133,6 +134,7 @@ type Book struct {
 	health   *writeHealth
 	fs       vfs.FS
 	db       *pebble.DB
+	pk       *packed.File // a packed book's file; db is then nil
 	board    *solver.Board
 	path     string
 	readOnly bool
@@ -145,7 +147,8 @@ type Book struct {
 // ErrClosed is returned by the methods of a closed Book.
 var ErrClosed = errors.New("book is closed")
 
-// Open opens the book at path, a directory.
+// Open opens the book at path: a directory holding a Pebble book, or a
+// packed book's file (see packedbook.go), which opens read-only only.
 //
 // A path that does not exist, or an empty directory, becomes a new book of
 // board opts.Board when opts.Create is set, and is ErrNotExist otherwise;
@@ -165,6 +168,9 @@ var ErrClosed = errors.New("book is closed")
 // left of snapshots being taken or removed.
 func Open(path string, opts *Options) (*Book, error) {
 	o := opts.withDefaults()
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && isPackedFile(path) {
+		return openPacked(path, &o)
+	}
 	empty, err := inspectDir(path)
 	if err != nil {
 		return nil, err
@@ -394,6 +400,9 @@ func (b *Book) ReadOnly() bool { return b.readOnly }
 func (b *Book) Close() error {
 	if b.closed.Swap(true) {
 		return ErrClosed
+	}
+	if b.pk != nil {
+		return b.pk.Close()
 	}
 	b.snapMu.Lock() // a snapshot being taken ends first
 	defer b.snapMu.Unlock()

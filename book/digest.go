@@ -303,34 +303,17 @@ func (b *Book) digestSetup(root string, depth int, opts *DigestOptions) (DigestO
 }
 
 // digester computes digests, one after the other, with a Reader of the
-// book, a directory of o.TempDir for its runs, and two sorters, of the
-// level being hashed and of the next, kept from one digest to the next
-// (a sorter's buffer is MemKeys pairs, allocated whole).
-//
-// Each position of a level carries, beside its key, the first game from
-// the root that reaches it (or its mirror image), only to name it if the
-// book lacks it: a path, the columns played from the root as the digits
-// of a number in base Width, shifted left by one, with the low bit set
-// when the game reaches the mirror image of the canonical position. The
-// sorter orders a key's pairs by path, so its first pair has the first
-// game in the order of the columns. A game longer than pathMoves moves
-// does not fit: its path is 0, and the missing position is then named by
-// solver's MoveString.
+// book and a walker of the sets.
 type digester struct {
-	board     *solver.Board
-	book      *Reader
-	dir       string
-	cur, next *keyfile.Sorter
-	progress  func(int64)
-	hashed    *atomic.Int64 // records hashed by every digester of the call
-	pathMoves int           // most moves from the root a path holds
+	walker   *setWalker
+	book     *Reader
+	progress func(int64)
+	hashed   *atomic.Int64 // records hashed by every digester of the call
 
 	// One digest's.
-	root      solver.Position
-	rootMoves string
-	h         hash.Hash
-	buf       []byte // records not hashed yet
-	count     int64
+	h     hash.Hash
+	buf   []byte // records not hashed yet
+	count int64
 }
 
 // newDigester returns a digester of b. Close it when done.
@@ -339,25 +322,98 @@ func (b *Book) newDigester(o DigestOptions, hashed *atomic.Int64) (*digester, er
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(o.TempDir, "c4book-digest-")
+	w, err := newSetWalker(b.board, o.TempDir, o.MemKeys)
 	if err != nil {
 		rd.Close()
 		return nil, err
 	}
 	return &digester{
-		board: b.board, book: rd, dir: dir,
-		cur: keyfile.NewSorter(dir, o.MemKeys), next: keyfile.NewSorter(dir, o.MemKeys),
-		progress: o.Progress, hashed: hashed, pathMoves: maxPathMoves(b.board.Width()),
+		walker: w, book: rd, progress: o.Progress, hashed: hashed,
 		h: sha256.New(), buf: make([]byte, 0, digestProgressEvery*digestRecordLen),
 	}, nil
 }
 
-// close releases the digester's reader and removes its directory.
+// close releases the digester's reader and walker.
 func (dg *digester) close() {
-	dg.cur.Close()
-	dg.next.Close()
+	dg.walker.close()
 	dg.book.Close()
-	os.RemoveAll(dg.dir)
+}
+
+// digest computes the digest of root (moves, and its position r) to
+// depth: it hashes the records of the set in its order.
+func (dg *digester) digest(ctx context.Context, moves string, r solver.Position, depth int) (Digest, error) {
+	dg.count, dg.buf = 0, dg.buf[:0]
+	dg.h.Reset()
+	err := dg.walker.walk(moves, r, depth, func(d int, key, path uint64) error {
+		v, ok, err := dg.book.GetEntry(d, key)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return dg.walker.missing(d, key, path)
+		}
+		dg.add(key, v.Score)
+		if dg.count%digestProgressEvery == 0 {
+			return dg.flush(ctx)
+		}
+		return nil
+	})
+	if err != nil {
+		return Digest{}, err
+	}
+	if err := dg.flush(ctx); err != nil {
+		return Digest{}, err
+	}
+	var d Digest
+	dg.h.Sum(d.Sum[:0])
+	d.Positions = dg.count
+	return d, nil
+}
+
+// setWalker enumerates the set of a root and a depth (see # Digests) in
+// its order: one level at a time, each from the one before, sorted and
+// deduplicated by two sorters (the level being read and the next), with
+// at most their MemKeys pairs in memory and the rest in sorted runs in a
+// directory of its own. The sorters are kept from one walk to the next (a
+// sorter's buffer is MemKeys pairs, allocated whole).
+//
+// Each position of a level carries, beside its key, the first game from
+// the root that reaches it (or its mirror image), only to name it if a
+// book lacks it: a path, the columns played from the root as the digits
+// of a number in base Width, shifted left by one, with the low bit set
+// when the game reaches the mirror image of the canonical position. The
+// sorter orders a key's pairs by path, so its first pair has the first
+// game in the order of the columns. A game longer than pathMoves moves
+// does not fit: its path is 0, and a missing position is then named by
+// solver's MoveString.
+type setWalker struct {
+	board     *solver.Board
+	dir       string
+	cur, next *keyfile.Sorter
+	pathMoves int // most moves from the root a path holds
+
+	// One walk's.
+	root      solver.Position
+	rootMoves string
+}
+
+// newSetWalker returns a walker of sets of board, whose sorters spill
+// their runs in a new directory of tempDir. Close it when done.
+func newSetWalker(board *solver.Board, tempDir string, memKeys int) (*setWalker, error) {
+	dir, err := os.MkdirTemp(tempDir, "c4book-set-")
+	if err != nil {
+		return nil, err
+	}
+	return &setWalker{board: board, dir: dir,
+		cur: keyfile.NewSorter(dir, memKeys), next: keyfile.NewSorter(dir, memKeys),
+		pathMoves: maxPathMoves(board.Width())}, nil
+}
+
+// close releases the walker's sorters and removes its directory.
+func (w *setWalker) close() {
+	w.cur.Close()
+	w.next.Close()
+	os.RemoveAll(w.dir)
 }
 
 // maxPathMoves returns the most moves whose path, in base width and
@@ -370,46 +426,36 @@ func maxPathMoves(width int) int {
 	return n
 }
 
-// digest computes the digest of root (moves, and its position r) to
-// depth: it hashes the records level by level.
-func (dg *digester) digest(ctx context.Context, moves string, r solver.Position, depth int) (Digest, error) {
+// walk calls visit with each position of the set of root (moves, and its
+// position r) to depth, in the set's order: its stones, canonical key and
+// path. An error of visit ends the walk and is returned as it is.
+func (w *setWalker) walk(moves string, r solver.Position, depth int, visit func(d int, key, path uint64) error) error {
 	if moves == solver.EmptyMoves {
 		moves = ""
 	}
-	dg.root, dg.rootMoves, dg.count, dg.buf = r, moves, 0, dg.buf[:0]
-	dg.h.Reset()
-	defer dg.cur.Close() // empty after a merge; not after an error
-	defer dg.next.Close()
-	w := uint64(dg.board.Width())
-	if err := dg.cur.Add(r.CanonicalKey(), dg.pathOf(0, false, r)); err != nil {
-		return Digest{}, err
+	w.root, w.rootMoves = r, moves
+	defer w.cur.Close() // empty after a merge; not after an error
+	defer w.next.Close()
+	width := uint64(w.board.Width())
+	if err := w.cur.Add(r.CanonicalKey(), w.pathOf(0, false, r)); err != nil {
+		return err
 	}
 	for d := r.Moves(); d <= depth; d++ {
 		more := d < depth
-		grow := d+1-r.Moves() <= dg.pathMoves
+		grow := d+1-r.Moves() <= w.pathMoves
 		last, started := uint64(0), false
-		err := dg.cur.Merge(func(key, path uint64) error {
+		err := w.cur.Merge(func(key, path uint64) error {
 			if started && key == last {
 				return nil // reached by a later game too
 			}
 			last, started = key, true
-			v, ok, err := dg.book.GetEntry(d, key)
-			if err != nil {
+			if err := visit(d, key, path); err != nil {
 				return err
-			}
-			if !ok {
-				return dg.missing(d, key, path)
-			}
-			dg.add(key, v.Score)
-			if dg.count%digestProgressEvery == 0 {
-				if err := dg.flush(ctx); err != nil {
-					return err
-				}
 			}
 			if !more {
 				return nil
 			}
-			p, err := dg.board.PositionFromKey(key)
+			p, err := w.board.PositionFromKey(key)
 			if err != nil {
 				return err
 			}
@@ -424,34 +470,28 @@ func (dg *digester) digest(ctx context.Context, moves string, r solver.Position,
 				if grow {
 					played := uint64(col)
 					if mirrored {
-						played = w - 1 - played
+						played = width - 1 - played
 					}
-					childPath = (path>>1*w + played) << 1
+					childPath = (path>>1*width + played) << 1
 				}
-				if err := dg.next.Add(child.CanonicalKey(), dg.pathOf(childPath, mirrored, child)); err != nil {
+				if err := w.next.Add(child.CanonicalKey(), w.pathOf(childPath, mirrored, child)); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			return Digest{}, err
+			return err
 		}
-		dg.cur, dg.next = dg.next, dg.cur
+		w.cur, w.next = w.next, w.cur
 	}
-	if err := dg.flush(ctx); err != nil {
-		return Digest{}, err
-	}
-	var d Digest
-	dg.h.Sum(d.Sum[:0])
-	d.Positions = dg.count
-	return d, nil
+	return nil
 }
 
 // pathOf returns the path value of p, reached by the game of path (whose
 // low bit is clear) or, if mirrored, p's mirror image: the low bit set when
 // the game reaches the mirror image of p's canonical position.
-func (dg *digester) pathOf(path uint64, mirrored bool, p solver.Position) uint64 {
+func (w *setWalker) pathOf(path uint64, mirrored bool, p solver.Position) uint64 {
 	if mirrored != (p.Key() != p.CanonicalKey()) {
 		path |= 1
 	}
@@ -478,18 +518,18 @@ func (dg *digester) flush(ctx context.Context) error {
 }
 
 // missing returns the error of the position of depth stones and key key,
-// reached from the root by path, which the book lacks.
-func (dg *digester) missing(depth int, key, path uint64) error {
+// reached from the walk's root by path, which a book lacks.
+func (w *setWalker) missing(depth int, key, path uint64) error {
 	e := &MissingError{Depth: depth, Key: key}
-	n := depth - dg.root.Moves()
-	if n <= dg.pathMoves {
+	n := depth - w.root.Moves()
+	if n <= w.pathMoves {
 		cols := make([]byte, n)
-		w := uint64(dg.board.Width())
-		for i, v := n-1, path>>1; i >= 0; i, v = i-1, v/w {
-			cols[i] = byte('1' + v%w)
+		width := uint64(w.board.Width())
+		for i, v := n-1, path>>1; i >= 0; i, v = i-1, v/width {
+			cols[i] = byte('1' + v%width)
 		}
-		e.Moves = dg.rootMoves + string(cols)
-	} else if p, err := dg.board.PositionFromKey(key); err == nil {
+		e.Moves = w.rootMoves + string(cols)
+	} else if p, err := w.board.PositionFromKey(key); err == nil {
 		e.Moves, _ = p.MoveString()
 	}
 	return e

@@ -401,7 +401,7 @@ func TestBook_Digest_longPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dg.close()
-	dg.pathMoves = 2
+	dg.walker.pathMoves = 2
 	_, err = dg.digest(context.Background(), "3", mustParse(t, board5x4, "3"), 6)
 	missing, ok := errors.AsType[*MissingError](err)
 	if !ok {

@@ -46,6 +46,9 @@ func (b *Book) get(depth int, key uint64) (Value, bool, error) {
 	if err := b.check(false); err != nil {
 		return Value{}, false, err
 	}
+	if b.pk != nil {
+		return b.packedGet(depth, key)
+	}
 	var buf [positionKeyLen]byte
 	k := AppendKey(buf[:0], depth, key)
 	v, closer, err := b.db.Get(k)

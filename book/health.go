@@ -1,6 +1,7 @@
 package book
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -45,6 +46,9 @@ func (h *writeHealth) backgroundError(err error) {
 // should stop writing well before the disk is full: see the coordinator's
 // MinFreeBytes.
 func (b *Book) FreeBytes() (uint64, error) {
+	if b.pk != nil {
+		return 0, fmt.Errorf("book %s: %w: a packed book is never written", b.path, ErrReadOnly)
+	}
 	u, err := b.fs.GetDiskUsage(b.path)
 	if err != nil {
 		return 0, err

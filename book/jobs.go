@@ -43,6 +43,10 @@ func (b *Book) Job(id string) (Job, bool, error) {
 	if err := b.check(false); err != nil {
 		return Job{}, false, err
 	}
+	if b.pk != nil {
+		j := b.packedJob()
+		return j, j.ID == id, nil
+	}
 	k := jobKey(id)
 	v, closer, err := b.db.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
@@ -63,6 +67,9 @@ func (b *Book) Job(id string) (Job, bool, error) {
 func (b *Book) Jobs() ([]Job, error) {
 	if err := b.check(false); err != nil {
 		return nil, err
+	}
+	if b.pk != nil {
+		return []Job{b.packedJob()}, nil
 	}
 	var jobs []Job
 	err := scanKeys(b.db, []byte{metaPrefix, kindJob}, []byte{metaPrefix, kindJob + 1}, func(k, v []byte) error {

@@ -205,6 +205,13 @@ func Load(b *Book) (*Loaded, error) {
 	if err := b.check(false); err != nil {
 		return nil, err
 	}
+	if b.pk != nil {
+		l, err := LoadEntries(b.board, int(min(b.pk.Positions(), MaxLoaded)), b.Entries(0, b.board.Cells()))
+		if err != nil {
+			return nil, fmt.Errorf("load %s: %w", b.path, err)
+		}
+		return l, nil
+	}
 	snap := b.db.NewSnapshot()
 	defer snap.Close()
 	lower, upper := []byte{0}, []byte{byte(b.board.Cells() + 1)}

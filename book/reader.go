@@ -13,15 +13,19 @@ import (
 // lookups, not for a long-lived handle on a book being written. A Reader
 // is not safe for concurrent use; make one per goroutine.
 type Reader struct {
-	book *Book
-	it   *pebble.Iterator
-	key  [positionKeyLen]byte
+	book   *Book
+	it     *pebble.Iterator // nil for a packed book, which needs none
+	key    [positionKeyLen]byte
+	closed bool
 }
 
 // NewReader returns a Reader of the book's positions. Close it when done.
 func (b *Book) NewReader() (*Reader, error) {
 	if err := b.check(false); err != nil {
 		return nil, err
+	}
+	if b.pk != nil {
+		return &Reader{book: b}, nil
 	}
 	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: []byte{0}, UpperBound: []byte{maxDepth + 1}})
 	if err != nil {
@@ -33,11 +37,14 @@ func (b *Book) NewReader() (*Reader, error) {
 // GetEntry returns the value stored under a depth and canonical key and
 // whether the book holds it, as Book.GetEntry.
 func (r *Reader) GetEntry(depth int, key uint64) (Value, bool, error) {
-	if r.it == nil {
+	if r.closed {
 		return Value{}, false, ErrClosed
 	}
 	if err := r.book.check(false); err != nil {
 		return Value{}, false, err
+	}
+	if r.book.pk != nil {
+		return r.book.packedGet(depth, key)
 	}
 	k := AppendKey(r.key[:0], depth, key)
 	if !r.it.SeekGE(k) || !bytes.Equal(r.it.Key(), k) {
@@ -56,8 +63,12 @@ func (r *Reader) GetEntry(depth int, key uint64) (Value, bool, error) {
 
 // Close releases the iterator. Close it before the book.
 func (r *Reader) Close() error {
-	if r.it == nil {
+	if r.closed {
 		return ErrClosed
+	}
+	r.closed = true
+	if r.it == nil {
+		return nil
 	}
 	err := r.it.Close()
 	r.it = nil

@@ -193,6 +193,9 @@ func (b *Book) Worker(name string) (Worker, bool, error) {
 	if err := b.check(false); err != nil {
 		return Worker{}, false, err
 	}
+	if b.pk != nil {
+		return Worker{}, false, nil // a packed book registers no worker
+	}
 	k := workerKey(name)
 	v, closer, err := b.db.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
@@ -211,6 +214,9 @@ func (b *Book) Worker(name string) (Worker, bool, error) {
 func (b *Book) Workers() ([]Worker, error) {
 	if err := b.check(false); err != nil {
 		return nil, err
+	}
+	if b.pk != nil {
+		return nil, nil // a packed book registers no worker
 	}
 	var ws []Worker
 	err := scanKeys(b.db, []byte{metaPrefix, kindWorker}, []byte{metaPrefix, kindWorker + 1}, func(k, v []byte) error {

@@ -20,6 +20,11 @@ import (
 //		}
 //		...
 //	}
+//
+// A packed book's entries are those of its set, enumerated from its root
+// one depth at a time (as a digest reads them), sorted with at most
+// DefaultDigestMemKeys keys in memory and the rest in the temporary
+// directory: reading a whole large packed book takes minutes.
 func (b *Book) Entries(minDepth, maxDepth int) iter.Seq2[Entry, error] {
 	return b.entries(b.db, minDepth, maxDepth)
 }
@@ -63,6 +68,9 @@ func (b *Book) scanIn(r pebble.Reader, minDepth, maxDepth int, fn func(k, v []by
 	if minDepth > maxDepth {
 		return nil
 	}
+	if b.pk != nil {
+		return b.packedScan(minDepth, maxDepth, fn)
+	}
 	return scanKeys(r, []byte{byte(minDepth)}, []byte{byte(maxDepth + 1)}, fn)
 }
 
@@ -100,6 +108,10 @@ func scanKeys(r pebble.Reader, lower, upper []byte, fn func(k, v []byte) error) 
 // the keys the file may hold. It fails as scanKeys does otherwise, or when
 // Pebble does not say which keys a damaged file holds.
 func (b *Book) scanPast(lower, upper []byte, fn func(k, v []byte) error, damaged func(*FileCorruptError)) error {
+	if b.pk != nil {
+		// Positions only: the bounds are depths.
+		return b.packedScan(int(lower[0]), int(upper[0])-1, fn)
+	}
 	var last []byte // the last key given to fn
 	track := func(k, v []byte) error {
 		last = append(last[:0], k...)

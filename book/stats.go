@@ -61,6 +61,12 @@ const (
 // stats is Stats, pausing every pauseEvery entries as StatsInBackground
 // does unless pauseEvery is 0.
 func (b *Book) stats(pauseEvery int64) (Stats, error) {
+	if err := b.check(false); err != nil {
+		return Stats{}, err
+	}
+	if b.pk != nil {
+		return b.packedStats(), nil
+	}
 	st := Stats{Board: b.board.String(), FormatVersion: FormatVersion}
 	byDepth := make([]DepthStats, b.board.Cells()+1)
 	err := b.scan(0, b.board.Cells(), func(k, v []byte) error {
@@ -113,6 +119,9 @@ func (b *Book) stats(pauseEvery int64) (Stats, error) {
 // log, manifest) and the bytes of its live tables alone, from Pebble's
 // metrics: it reads no entry.
 func (b *Book) DiskUsage() (disk, tables uint64) {
+	if b.pk != nil {
+		return uint64(b.pk.Size()), uint64(b.pk.Size())
+	}
 	m := b.db.Metrics()
 	return m.DiskSpaceUsage(), m.Table.Local.LiveSize
 }
@@ -131,6 +140,9 @@ type DBStats struct {
 // DBStats returns the figures of the book's database now. It reads no
 // entry.
 func (b *Book) DBStats() DBStats {
+	if b.pk != nil {
+		return DBStats{} // no database
+	}
 	m := b.db.Metrics()
 	return DBStats{
 		CacheBytes: m.BlockCache.Size, CacheHits: m.BlockCache.Hits, CacheMiss: m.BlockCache.Misses,
@@ -145,6 +157,10 @@ func (b *Book) DBStats() DBStats {
 func (b *Book) DepthRange() (lo, hi int, ok bool, err error) {
 	if err := b.check(false); err != nil {
 		return 0, 0, false, err
+	}
+	if b.pk != nil {
+		lo, hi, ok := b.packedDepthRange()
+		return lo, hi, ok, nil
 	}
 	it, err := b.db.NewIter(&pebble.IterOptions{LowerBound: []byte{0}, UpperBound: []byte{maxDepth + 1}})
 	if err != nil {

@@ -1,9 +1,13 @@
 package book
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math/rand/v2"
 	"sync"
@@ -84,6 +88,9 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
+	if p.Check == "corrupt" && p.Key == nil {
+		return "corrupt: " + p.Detail
+	}
 	if p.Check == "corrupt" {
 		return fmt.Sprintf("corrupt: key %s: %s", FormatKey(p.Key), p.Detail)
 	}
@@ -138,6 +145,17 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 			fmt.Fprintln(o.Log, p)
 		}
 	}
+	// A packed book: every block against its checksum first, and the
+	// scores read against the digest its header holds, hashed as the scan
+	// reads the set in the digest's order.
+	var packedSum hash.Hash
+	if b.pk != nil {
+		if err := b.pk.Check(); err != nil {
+			report(Problem{Check: "corrupt", Detail: err.Error() + ": no score of the file is read"})
+			return r, nil
+		}
+		packedSum = sha256.New()
+	}
 	sample := newStratifiedSample(o.Sample, rand.New(rand.NewPCG(o.Seed, 0x5eed)))
 	// Children are looked up past the damaged files met so far.
 	damaged := &damagedFiles{}
@@ -158,6 +176,12 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 			}
 			report(Problem{Key: append([]byte(nil), k...), Check: "corrupt", Detail: detail})
 			return nil
+		}
+		if packedSum != nil {
+			var rec [digestRecordLen]byte
+			binary.BigEndian.PutUint64(rec[:8], e.Key)
+			rec[8] = byte(int8(e.Score))
+			packedSum.Write(rec[:])
 		}
 		p, _ := b.board.PositionFromKey(e.Key) // valid: decodeEntry checked it
 		want, complete, err := b.childrenScore(look, p)
@@ -191,7 +215,17 @@ func (b *Book) Verify(ctx context.Context, opts *VerifyOptions) (VerifyReport, e
 	}
 	all := [2][]byte{{0}, {byte(b.board.Cells() + 1)}}
 	if err := b.scanPast(all[0], all[1], check, reportFile); err != nil {
+		if errors.Is(err, ErrCorrupt) && b.pk != nil {
+			// A damaged block ends a packed book's scan.
+			report(Problem{Check: "corrupt", Detail: err.Error()})
+			return r, nil
+		}
 		return r, err
+	}
+	if packedSum != nil {
+		if got, want := packedSum.Sum(nil), b.pk.Digest(); !bytes.Equal(got, want[:]) {
+			report(Problem{Check: "corrupt", Detail: fmt.Sprintf("the scores read give the digest %x, the file's header says %x: the file is not the book it was packed from", got, want)})
+		}
 	}
 	if o.Solver == nil {
 		return r, nil
