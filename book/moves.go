@@ -33,10 +33,14 @@ func (s Source) String() string {
 // position if that column is played, from the point of view of the player
 // who plays it.
 type MoveScore struct {
-	Col   int    // 0-based column
+	Col   int    // 0-based column index, as solver.Position.Play takes it; Column() is its number
 	Score int    // score of the position after playing Col, for its player
 	From  Source // where Score came from
 }
+
+// Column returns the number of the move's column as move strings write
+// it: 1 to the board's width, from the left.
+func (m MoveScore) Column() int { return m.Col + 1 }
 
 // MoveScores returns the score of every playable column of p: a column
 // that makes four scores WinNowScore; one that fills the board without a
@@ -128,9 +132,10 @@ func childScore(g Lookup, p solver.Position, col int) (MoveScore, bool, error) {
 	return MoveScore{Col: col, Score: -v.Score, From: FromBook}, true, nil
 }
 
-// BestMoves returns the columns (0-based, in increasing order) whose
-// scores give p its score, and that score: the highest of MoveScores. A
-// position whose game is over has no best move and is an error.
+// BestMoves returns the columns whose scores give p its score, numbered
+// as move strings write them (1 to the board's width, from the left), in
+// increasing order, and that score: the highest of MoveScores. A position
+// whose game is over has no best move and is an error.
 func (b *Book) BestMoves(p solver.Position, s *solver.Solver) (cols []int, score int, err error) {
 	scores, err := b.MoveScores(p, s)
 	if err != nil {
@@ -143,9 +148,9 @@ func (b *Book) BestMoves(p solver.Position, s *solver.Solver) (cols []int, score
 	for _, m := range scores {
 		switch {
 		case m.Score > score:
-			score, cols = m.Score, append(cols[:0], m.Col)
+			score, cols = m.Score, append(cols[:0], m.Column())
 		case m.Score == score:
-			cols = append(cols, m.Col)
+			cols = append(cols, m.Column())
 		}
 	}
 	return cols, score, nil

@@ -27,10 +27,11 @@ func TestBook_BestMoves(t *testing.T) {
 			var want []int
 			best := -1 << 10
 			for col := range scores {
+				// BestMoves numbers columns as move strings do.
 				if ok[col] && scores[col] > best {
-					best, want = scores[col], []int{col}
+					best, want = scores[col], []int{col + 1}
 				} else if ok[col] && scores[col] == best {
-					want = append(want, col)
+					want = append(want, col+1)
 				}
 			}
 			moves, err := bk.MoveScores(p, s)

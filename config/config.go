@@ -54,6 +54,12 @@ type Book struct {
 	MemTableSize Size   // book.memtable-size: write buffer of the book's database, of which it keeps up to three
 	// book.snapshot-interval: how often a process writing the book leaves a consistent snapshot for readers; 0: never
 	SnapshotInterval time.Duration
+
+	// PathGiven is not a key: Load sets it when book.path came from a
+	// flag, the environment or the config file rather than its default.
+	// c4book serve and solve read a book shipped with c4book when it is
+	// not set.
+	PathGiven bool
 }
 
 // NATS says which NATS server carries the tasks and how to reach it.

@@ -91,6 +91,7 @@ func Load(src Source) (Config, error) {
 			errs = l.withSources(err)
 		}
 	}
+	cfg.Book.PathGiven = l.source("book.path") != ""
 	if len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}

@@ -76,22 +76,25 @@ import (
 //
 // Stability: a file written by this version is readable by every later
 // one. A change that a reader of this version would misread bumps
-// formatVersion; a reader refuses a newer version, a context scheme it
+// FormatVersion; a reader refuses a newer version, a context scheme it
 // does not know, and a file that breaks any rule above, naming what and
 // where.
 const (
-	formatMagic   = "\x89C4PACK\n"
-	formatVersion = 1
-	prefixLen     = 24 // magic, version, header length, data length
-	crcLen        = 4
-	blockBits     = 12 // blocks of 4 KiB
-	maxCodeLen    = 15 // code lengths fit 4 bits
-	bucketSalt    = 0x6a09e667f3bcc908
+	formatMagic = "\x89C4PACK\n"
+	prefixLen   = 24 // magic, version, header length, data length
+	crcLen      = 4
+	blockBits   = 12 // blocks of 4 KiB
+	maxCodeLen  = 15 // code lengths fit 4 bits
+	bucketSalt  = 0x6a09e667f3bcc908
 	// bucketKeys is the most stored positions a bucket gets on average:
 	// a fuse array of 4 Mi keys is as small as larger ones (1.125 bits a
 	// key), and building it takes about 50 MB.
 	bucketKeys = 1 << 22
 )
+
+// FormatVersion is the version of the packed files this package writes,
+// and the latest it reads.
+const FormatVersion = 1
 
 // crcTable is the CRC-32C table of the header's and blocks' checksums.
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -174,7 +177,7 @@ func (e *encoder) bytes(b []byte) {
 func (h *header) encode() []byte {
 	e := &encoder{buf: make([]byte, prefixLen, 1<<12)}
 	copy(e.buf, formatMagic)
-	binary.LittleEndian.PutUint32(e.buf[8:], formatVersion)
+	binary.LittleEndian.PutUint32(e.buf[8:], FormatVersion)
 	binary.LittleEndian.PutUint64(e.buf[16:], h.dataLen)
 	e.u8(uint8(h.board.Width()))
 	e.u8(uint8(h.board.Height()))
@@ -279,8 +282,8 @@ func headerPrefix(prefix []byte) (headerLen uint32, dataLen uint64, err error) {
 	switch v := binary.LittleEndian.Uint32(prefix[8:]); {
 	case v == 0:
 		return 0, 0, fmt.Errorf("%w: format version 0", ErrDamaged)
-	case v > formatVersion:
-		return 0, 0, fmt.Errorf("%w: format version %d, this program reads up to %d", ErrNewerFormat, v, formatVersion)
+	case v > FormatVersion:
+		return 0, 0, fmt.Errorf("%w: format version %d, this program reads up to %d", ErrNewerFormat, v, FormatVersion)
 	}
 	headerLen = binary.LittleEndian.Uint32(prefix[12:])
 	dataLen = binary.LittleEndian.Uint64(prefix[16:])

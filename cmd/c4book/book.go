@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/books"
 	"github.com/c4book/c4book/config"
 	"github.com/c4book/c4book/solver"
 )
@@ -44,6 +45,7 @@ func newBookCommand(a *app) *cobra.Command {
 		newBookImportCommand(a),
 		newBookVerifyCommand(a),
 		newBookDigestCommand(a),
+		newBookPackCommand(a),
 		newBookCheckpointCommand(a),
 		newBookRestoreCommand(a),
 		newBookCompactCommand(a),
@@ -141,3 +143,28 @@ func closeBook(bk *book.Book, err error) error {
 
 // bookPath returns the path of the book of cfg.
 func bookPath(cfg config.Config) string { return cfg.Book.Path }
+
+// openReadingBook opens the book that serve reads: book.path when it was
+// given (a flag, the environment or the config file), else the deepest
+// book shipped with c4book for the configured board (package books). It
+// returns whether the book is a shipped one.
+func openReadingBook(cmd *cobra.Command, cfg config.Config) (*book.Book, bool, error) {
+	if cfg.Book.PathGiven {
+		bk, err := openBook(cmd, cfg, bookPath(cfg), bookReadOnly)
+		return bk, false, err
+	}
+	bk, err := openShipped(cfg)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w; give --book PATH", err)
+	}
+	return bk, true, nil
+}
+
+// openShipped opens the deepest book shipped for the configured board.
+func openShipped(cfg config.Config) (*book.Book, error) {
+	b, err := solver.NewBoard(cfg.Board.Width, cfg.Board.Height)
+	if err != nil {
+		return nil, fmt.Errorf("board.width, board.height: %w", err)
+	}
+	return books.Open(b)
+}

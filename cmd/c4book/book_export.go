@@ -148,6 +148,13 @@ func writePonsReport(w io.Writer, name string, r bookfile.PonsReport) {
 // temporary file of the same directory, renamed to name once complete. A
 // failed write leaves no file behind and an existing name untouched.
 func writeFileAtomic(name string, mode os.FileMode, write func(io.Writer) error) error {
+	return writeFileAtomicChecked(name, mode, write, nil)
+}
+
+// writeFileAtomicChecked is writeFileAtomic that calls check, if set, with
+// the temporary file's path once it is written and synced: the file takes
+// its name only if check returns nil.
+func writeFileAtomicChecked(name string, mode os.FileMode, write func(io.Writer) error, check func(tmp string) error) error {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
 	if err != nil {
 		return err
@@ -158,6 +165,9 @@ func writeFileAtomic(name string, mode os.FileMode, write func(io.Writer) error)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && check != nil {
+		err = check(f.Name())
 	}
 	if err == nil {
 		err = os.Chmod(f.Name(), mode) // CreateTemp made it 0600

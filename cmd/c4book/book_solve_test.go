@@ -42,7 +42,7 @@ func TestSolve_book(t *testing.T) {
 				flags = []string{mode}
 			}
 			in := strings.Join(positions, "\n")
-			without, _ := solveNodes(t, in, flags...)
+			without, _ := solveNodes(t, in, append(flags, "--no-book")...)
 			with, _ := solveNodes(t, in, append(flags, "--book", path)...)
 			if with != without {
 				t.Errorf("solve %s --book differs from solve %s:\n%s", mode, mode, firstDiff(with, without))
@@ -53,7 +53,7 @@ func TestSolve_book(t *testing.T) {
 		// One run per position, so that every search starts with an
 		// empty table, with and without the book.
 		for _, moves := range positions {
-			_, without := solveNodes(t, "", moves)
+			_, without := solveNodes(t, "", moves, "--no-book")
 			_, with := solveNodes(t, "", moves, "--book", path)
 			n, m := without[moves], with[moves]
 			depth := len(moves)
@@ -77,6 +77,22 @@ func TestSolve_book(t *testing.T) {
 				}
 			}
 		}
+	})
+	t.Run("the shipped book", func(t *testing.T) {
+		// Without --book, the book shipped for 5x4 (every position):
+		// no position is searched, and the answers are the solver's.
+		in := strings.Join(positions, "\n")
+		shipped, nodes := solveNodes(t, in)
+		alone, _ := solveNodes(t, in, "--no-book")
+		if shipped != alone {
+			t.Errorf("solve with the shipped book differs from solve --no-book:\n%s", firstDiff(shipped, alone))
+		}
+		for moves, n := range nodes {
+			if n != 0 {
+				t.Errorf("%s: %d nodes with the shipped book of every position, want 0", moves, n)
+			}
+		}
+		wantErr(t, run(t, "", "solve", "--book", path, "--no-book", "4"), "--book and --no-book cannot be used together")
 	})
 	t.Run("book of another board", func(t *testing.T) {
 		r := run(t, "", "solve", "--book", path, "4")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/book/packed"
 	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/solver"
 )
@@ -51,6 +52,9 @@ func writeBookStats(bk *book.Book, w io.Writer) error {
 	fmt.Fprintf(w, "book %s\n", bk.Path())
 	if err := writeStatsTable(w, &st); err != nil {
 		return err
+	}
+	if pk := bk.Packed(); pk != nil {
+		return writePackedStats(w, pk)
 	}
 	if len(jobs) == 0 {
 		return nil
@@ -96,5 +100,16 @@ func writeStatsTable(w io.Writer, st *book.Stats) error {
 	}
 	_, err := fmt.Fprintf(w, "board %s, format %d, %d jobs\ndisk %s bytes (tables %s bytes, %.2f bytes/entry)\n",
 		st.Board, st.FormatVersion, st.Jobs, human.Count(st.DiskBytes), human.Count(st.TableBytes), perEntry)
+	return err
+}
+
+// writePackedStats writes what the header of a packed book says.
+func writePackedStats(w io.Writer, pk *packed.File) error {
+	bits := 0.0
+	if pk.Positions() > 0 {
+		bits = 8 * float64(pk.Size()) / float64(pk.Positions())
+	}
+	_, err := fmt.Fprintf(w, "packed book, format %d: the set of root %s to %d stones, %s positions, %.2f bits a position\ndigest %x (of the book it was packed from)\n",
+		packed.FormatVersion, solver.FormatMoves(pk.Root()), pk.Depth(), human.Count(pk.Positions()), bits, pk.Digest())
 	return err
 }

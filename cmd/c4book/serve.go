@@ -19,6 +19,12 @@ import (
 const serveLong = `Answer questions about positions from the book over HTTP, read-only:
 a JSON API and a web page to play through the book.
 
+With no --book (nor book.path in the environment or the config file), it
+serves the deepest book shipped with c4book for the board: on 7x6 the
+exact score of every position of up to 12 stones, and past it the
+solver, with the book as its oracle. --book PATH serves a book of yours,
+a Pebble book's directory or a packed book's file (c4book book pack).
+
   GET  /v1/position?moves=4453   the position's score, each column's score
                                  (null where it cannot be played), the best
                                  columns, where the score came from (book,
@@ -48,7 +54,8 @@ snapshots, and to the book itself once the job ends, as they come.
 The API is described in docs/serve.md. Ctrl-C stops the server, letting
 requests under way finish.`
 
-const serveExample = `  c4book serve --book c4book.db
+const serveExample = `  c4book serve
+  c4book serve --book c4book.db
   c4book serve --book 7x6.db --listen :8080 --solve-timeout 10s
   c4book serve --book 7x6.db --nats nats://coordinator:4222   # with the jobs' live progress`
 
@@ -72,7 +79,7 @@ func newServeCommand(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&load, "load", false, "read the whole book into memory first (about 10 bytes a position): faster lookups")
 	def := config.Default()
-	keyFlag(f, "book", "book.path", def.Book.Path, "opening book at `PATH`, a directory")
+	keyFlag(f, "book", "book.path", "", "opening book at `PATH`: a book's directory or a packed book's file (default: the deepest book shipped with c4book for the board)")
 	keyFlag(f, "listen", "serve.listen", def.Serve.Listen, "`HOST:PORT` to answer HTTP on")
 	keyFlag(f, "solve-timeout", "serve.solve-timeout", def.Serve.SolveTimeout, "most solving `D` for one request beyond the book; 0: never solve")
 	keyFlag(f, "solvers", "serve.solvers", def.Serve.Solvers, "`N` positions solved at once; 0: one per CPU")
@@ -94,7 +101,7 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 
 	// The first open says what is wrong with the book as the book
 	// commands do; later ones (newer snapshots) are the same open.
-	first, err := openBook(cmd, cfg, path, bookReadOnly)
+	first, shipped, err := openReadingBook(cmd, cfg)
 	if err != nil {
 		return err
 	}
@@ -105,6 +112,9 @@ func runServe(cmd *cobra.Command, a *app, cfg config.Config, load bool) error {
 				bk := first
 				first = nil
 				return bk, nil
+			}
+			if shipped {
+				return openShipped(cfg)
 			}
 			return book.Open(path, &book.Options{ReadOnly: true, Board: board,
 				CacheBytes: int64(cfg.Book.CacheSize)})

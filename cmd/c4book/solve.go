@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/books"
 	"github.com/c4book/c4book/cmd/c4book/internal/posinput"
 	"github.com/c4book/c4book/solver"
 )
@@ -28,25 +29,29 @@ A line that is not a position is reported on standard error with its
 number; the other lines are still answered and the command fails at the
 end.
 
---book PATH answers from an opening book (see "c4book book"): a position
-the book holds is answered at once, and the search asks the book about
-every position it meets with no more stones than the deepest position of
-the book, so only the part of the game below the book is searched. The
-book must be of the board being solved. --nodes prints the number of
-nodes searched for each position on standard error.`
+An opening book answers a position it holds at once, and the search asks
+it about every position it meets with no more stones than the book's
+deepest, so only the part of the game below the book is searched. By
+default that is the deepest book shipped with c4book for the board (on
+7x6, every position of up to 12 stones); --book PATH reads a book of
+yours (a Pebble book's directory or a packed book's file, of the board
+being solved), --no-book none: the solver alone, as "c4book bench"
+measures it. --nodes prints the number of nodes searched for each
+position on standard error.`
 
 const solveExample = `  c4book solve 4453
   c4book solve -a 4453
   c4book solve -w 4453 2252576253462244111563365343671351441
   c4book solve < Test_L3_R1 | diff - Test_L3_R1
-  c4book solve --book c4book.db -a 44`
+  c4book solve --book c4book.db -a 44
+  c4book solve --no-book --nodes 4453`
 
 // newSolveCommand builds "c4book solve".
 func newSolveCommand(a *app) *cobra.Command {
-	var weak, analyze, nodes bool
+	var weak, analyze, nodes, noBook bool
 	var bookPath string
 	cmd := &cobra.Command{
-		Use:     "solve [-w | -a] [--book PATH] [--tt-size SIZE] [--threads N] [MOVES...]",
+		Use:     "solve [-w | -a] [--book PATH | --no-book] [--tt-size SIZE] [--threads N] [MOVES...]",
 		Short:   "Print the exact score of positions",
 		Long:    solveLong,
 		Example: solveExample,
@@ -54,6 +59,9 @@ func newSolveCommand(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if weak && analyze {
 				return newUsageError(cmd, errors.New("-w (--weak) and -a (--analyze) cannot be used together"))
+			}
+			if noBook && bookPath != "" {
+				return newUsageError(cmd, errors.New("--book and --no-book cannot be used together"))
 			}
 			cfg, err := loadConfig(cmd)
 			if err != nil {
@@ -66,12 +74,21 @@ func newSolveCommand(a *app) *cobra.Command {
 			defer startHelpers(s, cfg.Solver.Threads)()
 			r := &solveRun{s: s, weak: weak, analyze: analyze, nodes: nodes, out: bufio.NewWriter(a.stdout), stderr: a.stderr}
 			in := &posinput.Input{Board: s.Board(), Stderr: a.stderr}
-			if bookPath == "" {
-				return interruptedOr(cmd.Context(), in.Run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush))
+			var bk *book.Book
+			switch {
+			case bookPath != "":
+				bk, err = openBook(cmd, cfg, bookPath, bookReadOnly)
+			case !noBook:
+				// The shipped book, if one ships for the board.
+				if _, ok, _ := books.Deepest(s.Board()); ok {
+					bk, err = openShipped(cfg)
+				}
 			}
-			bk, err := openBook(cmd, cfg, bookPath, bookReadOnly)
 			if err != nil {
 				return err
+			}
+			if bk == nil {
+				return interruptedOr(cmd.Context(), in.Run(cmd.Context(), args, a.stdin, r.answer, r.out.Flush))
 			}
 			if r.oracle, err = useBook(s, bk); err != nil {
 				return closeBook(bk, err)
@@ -85,7 +102,8 @@ func newSolveCommand(a *app) *cobra.Command {
 	}
 	cmd.Flags().BoolVarP(&weak, "weak", "w", false, "print the weak score: 1 win, 0 draw, -1 loss")
 	cmd.Flags().BoolVarP(&analyze, "analyze", "a", false, "print the score of each column, -1000 for a column that cannot be played")
-	cmd.Flags().StringVar(&bookPath, "book", "", "answer from the opening book at `PATH` and use it during the search")
+	cmd.Flags().StringVar(&bookPath, "book", "", "answer from the opening book at `PATH` and use it during the search (default: the deepest book shipped for the board)")
+	cmd.Flags().BoolVar(&noBook, "no-book", false, "solve without a book, not even the shipped one")
 	cmd.Flags().BoolVar(&nodes, "nodes", false, "print the nodes searched for each position on standard error")
 	addTTSizeFlag(cmd.Flags())
 	addThreadsFlag(cmd.Flags())
