@@ -84,7 +84,7 @@ func playMoves[S string | []byte](p *Position, moves S) error {
 // false if no game reaches p. Of the possible strings it returns the one
 // whose last moves are leftmost.
 func (p *Position) MoveString() (string, bool) {
-	u := unplayer{moves: make([]byte, p.moves)}
+	u := unplayer{moves: make([]byte, p.moves), fours: p.anyFour()}
 	if !u.unplay(*p) {
 		return "", false
 	}

@@ -1,7 +1,5 @@
 package solver
 
-import "math/bits"
-
 // Threats returns the empty cells where the player to move, and where the
 // opponent, would make four with one more stone, playable now or not, as
 // bits of the Board layout.
@@ -49,8 +47,13 @@ func (p *Position) ReachableFrom(root Position) bool {
 		p.firstPlayerStones()&root.mask != root.firstPlayerStones() {
 		return false
 	}
-	u := unplayer{root: root.mask, rootMoves: root.moves}
+	u := unplayer{root: root.mask, rootMoves: root.moves, fours: p.anyFour()}
 	return u.unplay(*p)
+}
+
+// anyFour reports whether either player has four on the board.
+func (p *Position) anyFour() bool {
+	return p.board.hasFour(p.current) || p.board.hasFour(p.current^p.mask)
 }
 
 // firstPlayerStones returns the stones of the player who moved first.
@@ -71,6 +74,10 @@ type unplayer struct {
 	moves     []byte          // if set, moves[i] is the column of stone rootMoves+i+1 of the game found
 	dead      map[uint64]bool // keys of positions with no way back, once steps passed maxUnplaySteps
 	steps     int
+	// fours is set when the position asked about has a four: then every
+	// position on the way back is checked for one. Without, none has one
+	// (a four stays once made), and the way back is a matter of colours.
+	fours bool
 }
 
 // unplay reports whether a game from the root reaches p, whose stones
@@ -80,26 +87,25 @@ func (u *unplayer) unplay(p Position) bool {
 		return p.mask == u.root
 	}
 	// A four of the player to move would have ended the game before.
-	if p.board.hasFour(p.current) || u.dead[p.Key()] {
+	if u.fours && p.board.hasFour(p.current) || u.dead != nil && u.dead[p.Key()] {
 		return false
 	}
 	if u.steps++; u.steps > maxUnplaySteps && u.dead == nil {
 		u.dead = make(map[uint64]bool)
 	}
-	last := p.current ^ p.mask // stones of the player who moved last
-	for col := 0; col < p.board.width; col++ {
-		column := p.mask & p.board.columnMask(col) &^ u.root
-		if column == 0 {
-			continue
-		}
-		top := uint64(1) << uint(bits.Len64(column)-1)
-		if last&top == 0 {
-			continue
-		}
+	// The top stone of each column is the cell under its lowest empty
+	// one (under the sentinel for a full column; for an empty column the
+	// sentinel of the column before, never a stone). Those of the player
+	// who moved last and not of the root may have been played last, from
+	// the leftmost column.
+	last := p.current ^ p.mask
+	tops := (p.mask + p.board.bottom) >> 1 & p.mask & last &^ u.root
+	for ; tops != 0; tops &= tops - 1 {
+		top := tops & -tops
 		prev := Position{board: p.board, current: last &^ top, mask: p.mask &^ top, moves: p.moves - 1}
 		if u.unplay(prev) {
 			if u.moves != nil {
-				u.moves[p.moves-1-u.rootMoves] = byte('1' + col)
+				u.moves[p.moves-1-u.rootMoves] = byte('1' + p.board.columnOf(top))
 			}
 			return true
 		}
