@@ -88,17 +88,15 @@ func writeHolder(path string) {
 // removeHolder removes the holder file of the book at path.
 func removeHolder(path string) { os.Remove(filepath.Join(path, holderFileName)) }
 
-// readHolder describes the holder named by the holder file of the book at
-// path, or returns "" if there is none, or it cannot be read.
-func readHolder(path string) string {
+// readHolderFile returns what the holder file of the book at path says:
+// the pid (0 if there is no file, or it cannot be read), since when and
+// the command.
+func readHolderFile(path string) (pid int, since time.Time, command string) {
 	f, err := os.Open(filepath.Join(path, holderFileName))
 	if err != nil {
-		return ""
+		return 0, time.Time{}, ""
 	}
 	defer f.Close()
-	var pid int
-	var since time.Time
-	var command string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		field, value, _ := strings.Cut(sc.Text(), " ")
@@ -111,6 +109,20 @@ func readHolder(path string) string {
 			command = value
 		}
 	}
+	return pid, since, command
+}
+
+// holderPID returns the pid the holder file of the book at path names, or
+// 0.
+func holderPID(path string) int {
+	pid, _, _ := readHolderFile(path)
+	return pid
+}
+
+// readHolder describes the holder named by the holder file of the book at
+// path, or returns "" if there is none, or it cannot be read.
+func readHolder(path string) string {
+	pid, since, command := readHolderFile(path)
 	if pid <= 0 {
 		return ""
 	}

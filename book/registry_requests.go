@@ -34,6 +34,15 @@ import (
 // too, since the requester reads them as soon as they are there. The
 // requester removes the answer once read.
 //
+// A job that applies requests says so while it runs:
+//
+//	<book>/worker-requests/following       "pid N": the job of process N applies requests
+//
+// written when it starts following them and removed when it stops, so
+// that a requester facing a job that does not (a plain generate, whose
+// workers run in its own process and need no keys) is told so at once
+// rather than after waiting for an answer that never comes.
+//
 // A worker's "add" has no role, as before observers; a job from before
 // them refuses an observer's as unreadable rather than register a worker,
 // and its answers have no role (RequestChange reads them as a worker's).
@@ -151,7 +160,7 @@ func RequestChange(ctx context.Context, path string, c RegistryChange, wait time
 	}
 	// Not taken: withdraw it, unless the job takes it meanwhile.
 	if os.Remove(base+".req") == nil {
-		return Worker{}, fmt.Errorf("the process holding the book %s did not apply the change within %v (is it a job of this version?); nothing changed", path, wait)
+		return Worker{}, fmt.Errorf("the job holding the book %s did not apply the change within %v; nothing changed (see its log)", path, wait)
 	}
 	return Worker{}, fmt.Errorf("the job took the change but did not answer within %v: see its log and c4book worker list", wait)
 }
@@ -220,4 +229,42 @@ func writeAnswer(path string, data []byte) {
 	if os.WriteFile(path+".tmp", data, 0o600) == nil {
 		_ = os.Rename(path+".tmp", path)
 	}
+}
+
+// followingFile is the file of RequestDir by which a job says that it
+// applies requests.
+const followingFile = "following"
+
+// FollowRequests records that this process, which holds the book at path
+// for writing, applies the registry requests left in it (ApplyRequests);
+// the function returned removes the record, to be called when it stops.
+func FollowRequests(path string) (func(), error) {
+	dir := filepath.Join(path, RequestDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	name := filepath.Join(dir, followingFile)
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, fmt.Appendf(nil, "pid %d\n", os.Getpid()), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return func() { os.Remove(name) }, nil
+}
+
+// TakesRequests reports whether the process holding the book at path for
+// writing applies registry requests: its FollowRequests record names the
+// process the book's holder file names. A record a crash left behind
+// names another process, or none.
+func TakesRequests(path string) bool {
+	data, err := os.ReadFile(filepath.Join(path, RequestDir, followingFile))
+	if err != nil {
+		return false
+	}
+	field, value, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
+	pid, err := strconv.Atoi(value)
+	return field == "pid" && err == nil && pid > 0 && pid == holderPID(path)
 }

@@ -54,11 +54,7 @@ const maxBatchBytes = 1 << 20
 func query(r *http.Request, takes ...string) (map[string]string, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		raw := r.URL.RawQuery
-		if len(raw) > 80 {
-			raw = raw[:80] + "..."
-		}
-		return nil, &badInputError{fmt.Errorf("the query %q is not valid: %v: a %% must begin a percent-encoded byte, two hex digits (%%25 is %%)", raw, err)}
+		return nil, &badInputError{fmt.Errorf("the query %s is not valid: %v: a %% must begin a percent-encoded byte, two hex digits (%%25 is %%)", quoteShort(r.URL.RawQuery), err)}
 	}
 	params := make(map[string]string, len(q))
 	for name, values := range q {
@@ -67,10 +63,10 @@ func query(r *http.Request, takes ...string) (map[string]string, error) {
 			if len(takes) > 0 {
 				what = strings.Join(takes, ", ")
 			}
-			return nil, &badInputError{fmt.Errorf("unknown parameter %q: %s takes %s", name, r.URL.Path, what)}
+			return nil, &badInputError{fmt.Errorf("unknown parameter %s: %s takes %s", quoteShort(name), r.URL.Path, what)}
 		}
 		if len(values) > 1 {
-			return nil, &badInputError{fmt.Errorf("parameter %q is given %d times: give it once", name, len(values))}
+			return nil, &badInputError{fmt.Errorf("parameter %s is given %d times: give it once", quoteShort(name), len(values))}
 		}
 		params[name] = values[0]
 	}
@@ -411,4 +407,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// maxQuoted is the most bytes of a client's input an error quotes.
+const maxQuoted = 64
+
+// quoteShort quotes s for an error message, cut to its first maxQuoted
+// bytes (and its length said) when longer: an answer quotes at most about
+// a hundred characters of what was sent.
+func quoteShort(s string) string {
+	if len(s) <= maxQuoted {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:maxQuoted], len(s))
 }

@@ -233,12 +233,20 @@ func TestServer_errors(t *testing.T) {
 		{"stats, a parameter", solving.URL + "/v1/stats?depth=3", 400, "/v1/stats takes no parameter"},
 		{"jobs, a parameter", solving.URL + "/v1/jobs?x=1", 400, "/v1/jobs takes no parameter"},
 		{"percent-encoded moves", solving.URL + "/v1/position?moves=3%33", 200, ""},
+		// A long input is quoted in part: the answer stays short.
+		{"long bad moves", solving.URL + "/v1/position?moves=" + strings.Repeat("12", 5000) + "x" + strings.Repeat("3", 5000), 400, "(15001 bytes;"},
+		{"long bad parameter", solving.URL + "/v1/position?" + strings.Repeat("m", 10000) + "=1", 400, "... (10000 bytes)"},
+		{"long bad query", solving.URL + "/v1/position?moves=%ZZ" + strings.Repeat("4", 10000), 400, "... (10009 bytes)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var body map[string]any
 			st := getJSON(t, tc.url, &body)
-			if msg, _ := body["error"].(string); st != tc.status || !strings.Contains(msg, tc.msg) {
+			msg, _ := body["error"].(string)
+			if st != tc.status || !strings.Contains(msg, tc.msg) {
 				t.Errorf("status %d, %q; want %d, %q", st, msg, tc.status, tc.msg)
+			}
+			if len(msg) > 300 {
+				t.Errorf("a message of %d bytes: %.400s", len(msg), msg)
 			}
 		})
 	}

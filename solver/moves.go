@@ -12,7 +12,33 @@ type MoveError struct {
 }
 
 func (e *MoveError) Error() string {
-	return fmt.Sprintf("moves %q: move %d (%q): %s", e.Moves, e.Index+1, e.Moves[e.Index], e.Reason)
+	return fmt.Sprintf("moves %s: move %d (%q): %s", quoteMoves(e.Moves, e.Index), e.Index+1, e.Moves[e.Index], e.Reason)
+}
+
+// Quoting of long move strings in errors: a move string of up to
+// maxQuotedMoves bytes is quoted whole; a longer one (a line of garbage,
+// a megabyte sent to a server) by the bytes around its bad move, and its
+// length, so that a message stays short.
+const (
+	maxQuotedMoves = 64
+	quotedBefore   = 40 // bytes shown before the bad move
+)
+
+// quoteMoves quotes moves for an error about its move at index i.
+func quoteMoves(moves string, i int) string {
+	if len(moves) <= maxQuotedMoves {
+		return fmt.Sprintf("%q", moves)
+	}
+	lo := max(0, i-quotedBefore)
+	hi := min(len(moves), lo+maxQuotedMoves)
+	s := fmt.Sprintf("%q", moves[lo:hi])
+	if lo > 0 {
+		s = "..." + s
+	}
+	if hi < len(moves) {
+		s += "..."
+	}
+	return fmt.Sprintf("%s (%d bytes; bytes %d to %d shown)", s, len(moves), lo+1, hi)
 }
 
 // EmptyMoves is how the empty board's move string is written where an

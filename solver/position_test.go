@@ -63,6 +63,15 @@ func TestBoard_Parse_errors(t *testing.T) {
 			t.Errorf("Parse(%q): message %q does not name the moves", tc.moves, err)
 		}
 	}
+	// A long move string is quoted around its bad move only.
+	long := strings.Repeat("ab", 10000)
+	_, err := Standard.Parse(long)
+	if msg := err.Error(); len(msg) > 200 || !strings.Contains(msg, `"abababab`) || !strings.Contains(msg, "... (20000 bytes; bytes 1 to 64 shown): move 1 ('a')") {
+		t.Errorf("Parse of %d bytes: message %q", len(long), msg)
+	}
+	if got, want := quoteMoves(strings.Repeat("1", 100)+"x"+strings.Repeat("2", 100), 100), `..."1111111111111111111111111111111111111111x22222222222222222222222"... (201 bytes; bytes 61 to 124 shown)`; got != want {
+		t.Errorf("quoteMoves = %s, want %s", got, want)
+	}
 }
 
 func TestPosition_LastMoveWon(t *testing.T) {

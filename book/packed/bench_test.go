@@ -34,7 +34,7 @@ func benchFile(b *testing.B) (*File, []solver.Position) {
 	var positions []solver.Position
 	for len(positions) < 1<<16 {
 		p := root
-		for range rng.IntN(f.Depth()-root.Moves()+1) {
+		for range rng.IntN(f.Depth() - root.Moves() + 1) {
 			var cols []int
 			for col, c := range p.Children() {
 				if !c.LastMoveWon() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,10 +19,14 @@ import (
 	"github.com/c4book/c4book/solver"
 )
 
-const estimateLong = `Predict what a job will cost before running it: plan it (the plan is
-kept in the book for the job that follows, as generate would make it),
-solve a random sample of its tasks exactly as a worker thread does, and
-scale up.
+const estimateLong = `Predict what a job will cost before running it: plan it, solve a random
+sample of its tasks exactly as a worker thread does, and scale up.
+
+Where the plan goes: with --book PATH (or book.path in the environment or
+the config file) into that book, created if needed, and kept there for
+the job that follows, as generate would make it; without, into a
+temporary book that is removed at the end, which says so: estimate writes
+nothing the user did not ask for (a depth-14 plan is 1.4 GB).
 
 It prints the job's positions, leaves and tasks; the predicted CPU of
 solving every leaf on one thread, with a 95% interval; the wall time on
@@ -53,11 +58,12 @@ A small job is measured instead: when the sample predicts at most
 --solve-under of CPU (default 2m; 0: never), the whole job is solved as
 one worker thread solves it, and the CPU it took is printed (a few leaves
 say little of a small job: on the depth-8 job under 4444 the sample's
-predictions ranged over 1.5x). The work is not lost: the leaves' scores
-go into the book, and the job that follows only derives.`
+predictions ranged over 1.5x). With --book the work is not lost: the
+leaves' scores go into the book, and the job that follows only derives.`
 
 const estimateExample = `  c4book estimate --depth 12
-  c4book estimate --depth 8 --root 4444 --json`
+  c4book estimate --depth 8 --root 4444 --json
+  c4book estimate --depth 14 --book 7x6.db   # the plan kept for "c4book generate --depth 14 --book 7x6.db"`
 
 // estimateCores are the machine sizes the wall time is predicted for.
 var estimateCores = []int{1, 2, 8, 64}
@@ -93,7 +99,17 @@ func newEstimateCommand(a *app) *cobra.Command {
 			if _, err := spec.Validate(); err != nil {
 				return err
 			}
-			bk, err := openBook(cmd, cfg, bookPath(cfg), bookCreate)
+			path := bookPath(cfg)
+			if !cfg.Book.PathGiven {
+				tmp, err := os.MkdirTemp("", "c4book-estimate-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				path = filepath.Join(tmp, "book")
+				fmt.Fprintf(a.stderr, "No --book: the plan goes into a temporary book, %s, removed at the end (--book PATH keeps it, and a small job's scores, for the job that follows).\n", path)
+			}
+			bk, err := openBook(cmd, cfg, path, bookCreate)
 			if err != nil {
 				return err
 			}
@@ -110,14 +126,14 @@ func newEstimateCommand(a *app) *cobra.Command {
 				}
 				return closeBook(bk, err)
 			}
-			printEstimate(a.stdout, spec, e, seed, asJSON)
+			printEstimate(a.stdout, spec, e, seed, asJSON, cfg.Book.PathGiven)
 			return closeBook(bk, nil)
 		},
 	}
 	f, def := cmd.Flags(), config.Default()
 	keyFlag(f, "depth", "generate.depth", def.Generate.Depth, "depth `D` of the job")
 	keyFlag(f, "root", "generate.root", def.Generate.Root, "`MOVES` of the job's root; empty: the empty board")
-	keyFlag(f, "book", "book.path", def.Book.Path, "book directory `PATH` of the job, created if needed in an existing directory")
+	keyFlag(f, "book", "book.path", "", "book directory `PATH` of the job, created if needed in an existing directory, where the plan is kept (default: a temporary one, removed)")
 	keyFlag(f, "task-size", "queue.task-size", def.Queue.TaskSize, "`N` positions in one task")
 	f.IntVar(&sample, "sample", 2048, "`N` leaves measured")
 	f.IntVar(&warmup, "warmup", 0, "`N` leaves solved before each run of 32 to warm the table (default 32)")
@@ -151,9 +167,14 @@ type estimateJSON struct {
 }
 
 // printEstimate writes what estimate found.
-func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, seed uint64, asJSON bool) {
-	fmt.Fprintf(w, "Job %s: %s positions, %s to solve in %s tasks of %d (planned in %v; the plan is kept for the job).\n",
-		spec.ID(), human.Count(e.Plan.Positions), human.Count(e.Plan.Leaves), human.Count(e.Tasks), spec.TaskSize, human.Span(e.PlanTime))
+// kept says whether the plan and scores stay in a book the user named.
+func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, seed uint64, asJSON, kept bool) {
+	keptNote := "the plan is kept in the book for the job"
+	if !kept {
+		keptNote = "the plan is not kept: no --book"
+	}
+	fmt.Fprintf(w, "Job %s: %s positions, %s to solve in %s tasks of %d (planned in %v; %s).\n",
+		spec.ID(), human.Count(e.Plan.Positions), human.Count(e.Plan.Leaves), human.Count(e.Tasks), spec.TaskSize, human.Span(e.PlanTime), keptNote)
 	if e.Tasks == 0 {
 		fmt.Fprintln(w, "Nothing to solve: the book holds every leaf.")
 	} else {
@@ -162,7 +183,9 @@ func printEstimate(w io.Writer, spec coordinator.Spec, e coordinator.Estimate, s
 		if e.Whole {
 			fmt.Fprintf(w, "CPU to solve: %v on one thread, measured: the sample predicted %v, a small job, so it was solved whole, as one worker thread solves it.\n",
 				human.Span(e.CPU), human.Span(time.Duration(float64(e.SampleCPU)*coordinator.JobWarmth)))
-			fmt.Fprintln(w, "Its leaves' scores are in the book: the job that follows (generate, coordinator) finds them there and only derives.")
+			if kept {
+				fmt.Fprintln(w, "Its leaves' scores are in the book: the job that follows (generate, coordinator) finds them there and only derives.")
+			}
 		} else {
 			fmt.Fprintf(w, "CPU to solve: %v (95%%: %v to %v) on one thread.\n",
 				human.Span(e.CPU), human.Span(e.CPULow), human.Span(e.CPUHigh))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -35,7 +37,7 @@ func TestEstimate(t *testing.T) {
 	if got.Leaves == 0 || got.Tasks != (got.Leaves+7)/8 || got.CPU <= 0 || got.Low > got.CPU || got.High < got.CPU || len(got.Wall) != 4 || got.Whole {
 		t.Errorf("figures %+v", got)
 	}
-	if !strings.Contains(r.stdout, "the plan is kept for the job") || !strings.Contains(r.stdout, "CPU to solve: ") || !strings.Contains(r.stdout, "times the job's warmth") {
+	if !strings.Contains(r.stdout, "the plan is kept in the book for the job") || !strings.Contains(r.stdout, "CPU to solve: ") || !strings.Contains(r.stdout, "times the job's warmth") {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 	g := run(t, "", append([]string{"generate", "--depth", "8", "--root", "33", "--book", path, "--task-size", "8", "--workers", "1", testTTSize}, testBoardFlags...)...)
@@ -71,5 +73,35 @@ func TestEstimate(t *testing.T) {
 	wantOK(t, g)
 	if !strings.Contains(g.stdout, "complete") || !regexp.MustCompile(`solved by workers\s+0\n`).MatchString(g.stdout) {
 		t.Errorf("generate after a job solved whole by estimate:\n%s", g.stdout)
+	}
+}
+
+// TestEstimate_noBook: without --book, estimate plans in a temporary book
+// it removes, says so, and leaves nothing in the working directory.
+func TestEstimate_noBook(t *testing.T) {
+	// Not parallel: it looks at the working directory.
+	before, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "", append([]string{"estimate", "--depth", "6", "--root", "33", "--seed", "1", testTTSize}, testBoardFlags...)...)
+	wantOK(t, r)
+	if !strings.Contains(r.stderr, "No --book: the plan goes into a temporary book") || !strings.Contains(r.stdout, "the plan is not kept") ||
+		strings.Contains(r.stdout, "scores are in the book") {
+		t.Errorf("estimate without --book:\n%s\n%s", r.stdout, r.stderr)
+	}
+	tmp := regexp.MustCompile(`temporary book, (\S+),`).FindStringSubmatch(r.stderr)
+	if tmp == nil {
+		t.Fatalf("the temporary book is not named:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(tmp[1])); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the temporary book %s is left behind: %v", tmp[1], err)
+	}
+	after, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("estimate without --book left %d files in the working directory, had %d", len(after), len(before))
 	}
 }

@@ -98,7 +98,7 @@ func addJobFlags(f *pflag.FlagSet) {
 	keyFlag(f, "task-size", "queue.task-size", def.Queue.TaskSize, "`N` positions in one task")
 	keyFlag(f, "cross-check", "queue.cross-check", def.Queue.CrossCheck, "`FRACTION` of tasks solved twice by different workers and compared")
 	keyFlag(f, "nats", "nats.url", def.NATS.URL, "`URL` of the NATS server to use instead of the embedded one")
-	keyFlag(f, "listen", "nats.listen", def.NATS.Listen, "`HOST:PORT` on which the embedded server accepts remote workers; needs nats.token or nats.user/nats.password")
+	keyFlag(f, "listen", "nats.listen", def.NATS.Listen, "`HOST:PORT` on which the embedded server accepts remote workers, each with its key (c4book worker add), or with nats.token, nats.user/nats.password or client certificates")
 	addMetricsFlag(f)
 }
 

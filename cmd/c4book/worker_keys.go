@@ -226,6 +226,10 @@ func changeRegistry(cmd *cobra.Command, cfg config.Config, c book.RegistryChange
 	}
 	bk, err := openBook(cmd, cfg, cfg.Book.Path, mode)
 	switch {
+	case book.IsLocked(err) && !book.TakesRequests(cfg.Book.Path):
+		return book.Worker{}, fmt.Errorf("%w; that job takes no changes of its workers: a job that does not admit remote workers "+
+			"(a plain generate, without --listen) runs its workers in its own process, which need no key. "+
+			"Stop it (Ctrl-C; running it again resumes) and %s the worker then, or run the job with --listen to admit remote workers", err, c.Op)
 	case book.IsLocked(err):
 		fmt.Fprintf(cmd.ErrOrStderr(), "The book %s is held by a running job: asking the job to %s worker %s.\n", cfg.Book.Path, c.Op, c.Name)
 		return book.RequestChange(cmd.Context(), cfg.Book.Path, c, requestWait)

@@ -173,8 +173,9 @@ func TestCoordinator_workerKeys(t *testing.T) {
 }
 
 // TestWorkerRemove_noJob: a book held by a process that does not apply
-// requests: the command withdraws its request and says that nothing
-// changed.
+// requests (a plain generate) is refused at once, saying so; one held by a
+// job that applies them but does not answer in time: the command
+// withdraws its request and says that nothing changed.
 func TestWorkerRemove_noJob(t *testing.T) {
 	// Not parallel: it sets requestWait, which the parallel tests read.
 	defer func(d time.Duration) { requestWait = d }(requestWait)
@@ -187,8 +188,18 @@ func TestWorkerRemove_noJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bk.Close()
+	start := time.Now()
+	wantErr(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath), "takes no changes of its workers", "without --listen")
+	if took := time.Since(start); took >= requestWait {
+		t.Errorf("refused after %v: it waited for an answer", took)
+	}
+	unmark, err := book.FollowRequests(bookPath) // says it applies them, and does not
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unmark()
 	wantErr(t, run(t, "", "worker", "remove", "lab-1", "--book", bookPath), "did not apply the change", "nothing changed")
-	if left, _ := filepath.Glob(filepath.Join(bookPath, book.RequestDir, "*")); len(left) != 0 {
+	if left, _ := filepath.Glob(filepath.Join(bookPath, book.RequestDir, "*.*")); len(left) != 0 {
 		t.Errorf("requests left: %v", left)
 	}
 	if w, ok, err := bk.Worker("lab-1"); err != nil || !ok || !w.Active() {

@@ -154,9 +154,13 @@ func (p *Process) Start(ctx context.Context, reg prometheus.Registerer) error {
 	p.snap.Start(ctx, p.book, p.cfg.Book.SnapshotInterval, p.log)
 	if p.keys {
 		// After the snapshots start: a change of the registry takes one.
+		unmark, err := book.FollowRequests(p.cfg.Book.Path)
+		if err != nil {
+			return fmt.Errorf("worker registry: %w", err)
+		}
 		rctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
-		p.stopRegistry = func() { cancel(); <-done }
+		p.stopRegistry = func() { cancel(); <-done; unmark() }
 		go func() {
 			defer close(done)
 			followRegistry(rctx, p.book, p.spec.ID(), p.server, &p.snap, p.opts.RegistryPoll, p.log.With("role", "registry"))
