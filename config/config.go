@@ -55,11 +55,11 @@ type Book struct {
 	// book.snapshot-interval: how often a process writing the book leaves a consistent snapshot for readers; 0: never
 	SnapshotInterval time.Duration
 
-	// PathGiven is not a key: Load sets it when book.path came from a
-	// flag, the environment or the config file rather than its default.
-	// c4book serve and solve read a book shipped with c4book when it is
-	// not set.
-	PathGiven bool
+	// PathGiven is not a key (its tag says so): Load sets it when
+	// book.path came from a flag, the environment or the config file
+	// rather than its default. c4book serve and estimate tell by it
+	// whether a book was named.
+	PathGiven bool `key:"-"`
 }
 
 // NATS says which NATS server carries the tasks and how to reach it.
@@ -194,7 +194,7 @@ var keys = []key{
 	{"board.height", "rows of the board; width*(height+1) must be at most 64", func(c *Config) any { return &c.Board.Height }},
 	{"solver.tt-size", "memory of a transposition table: of each solve, bench, verify, estimate run, referee and position served beyond the book (bytes, or with a suffix KiB, MiB, GiB, KB, MB, GB); a worker's: worker.tt-size", func(c *Config) any { return &c.Solver.TTSize }},
 	{"solver.threads", "threads that search one position together, sharing its table, in solve and bench; 1..256 (a worker's threads: worker.concurrency)", func(c *Config) any { return &c.Solver.Threads }},
-	{"book.path", "directory of the opening book", func(c *Config) any { return &c.Book.Path }},
+	{"book.path", "the opening book: a Pebble book's directory, or a packed book's file for the commands that read (serve and solve read the book shipped for the board when it is not given)", func(c *Config) any { return &c.Book.Path }},
 	{"book.cache-size", "memory for the book's cache of blocks read (Pebble's block cache); at least 1MiB", func(c *Config) any { return &c.Book.CacheSize }},
 	{"book.memtable-size", "memory for the book's write buffer (Pebble's memtable, up to three at once), in commands that write it; at least 1MiB", func(c *Config) any { return &c.Book.MemTableSize }},
 	{"book.snapshot-interval", "how often a process writing the book (generate, coordinator) leaves a consistent read-only snapshot in it, which serve and the book commands read while the book is being written; 0: never", func(c *Config) any { return &c.Book.SnapshotInterval }},

@@ -104,10 +104,14 @@ func keyRowName(line string) (string, bool) {
 }
 
 // countFields counts the fields of a struct type that are not structs
-// themselves, at any depth.
+// themselves, at any depth, but those tagged key:"-" (set by Load, not
+// keys).
 func countFields(t reflect.Type) int {
 	n := 0
 	for f := range t.Fields() {
+		if f.Tag.Get("key") == "-" {
+			continue
+		}
 		if f.Type.Kind() == reflect.Struct {
 			n += countFields(f.Type)
 		} else {

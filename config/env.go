@@ -22,6 +22,7 @@ var otherEnvVars = []string{
 	"C4BOOK_SNAPSHOT_BOOK",    // a book for BenchmarkBook_Snapshot
 	"C4BOOK_SERVE_BENCH_BOOK", // a book for serve's benchmarks
 	"C4BOOK_SERVE_BENCH_ROOT", // its root
+	"C4BOOK_PACKED_BENCH",     // a packed book for book/packed's benchmarks
 	"C4BOOK_STANDIN_NATS",     // scripts/tools/coordinator-memory.sh's stand-in worker
 	"C4BOOK_TEST_BOOK_HOLDER", // helper processes of book's tests
 	"C4BOOK_TEST_SNAPSHOT_WRITER",

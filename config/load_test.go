@@ -215,3 +215,16 @@ func TestLoad_crossCheckFromEnv(t *testing.T) {
 		t.Errorf("queue.cross-check = %v, want 0.05", cfg.Queue.CrossCheck)
 	}
 }
+
+// TestLoad_pathGiven: Load says whether book.path was given, by a flag,
+// the environment or the config file, or is its default.
+func TestLoad_pathGiven(t *testing.T) {
+	dir := t.TempDir()
+	if cfg := mustLoad(t, Source{Dir: dir}); cfg.Book.PathGiven {
+		t.Error("book.path given with no source")
+	}
+	t.Setenv("C4BOOK_BOOK_PATH", "/tmp/b")
+	if cfg := mustLoad(t, Source{Dir: dir}); !cfg.Book.PathGiven || cfg.Book.Path != "/tmp/b" {
+		t.Errorf("book.path %q from the environment: given %v", cfg.Book.Path, cfg.Book.PathGiven)
+	}
+}
