@@ -27,7 +27,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 go test -pgo=off -short "$@" ./...
-go test -pgo=off -race -short -tags c4book_testlie "$@" ./book/ ./cmd/... ./coordinator/... ./internal/... ./queue/ ./serve/ ./worker/
+go test -pgo=off -race -short -tags c4book_testlie "$@" ./book/... ./books/ ./cmd/... ./coordinator/... ./internal/... ./queue/ ./serve/ ./worker/
 go test -pgo=off -race -short "$@" \
 	-skip 'TestSolver_Solve_referenceSets|TestSolver_Solve_smallBoards|TestSolver_Solve_largeBoards|TestSolver_evensBound|TestSolver_oddThreatBound|TestSolver_expand' \
 	./solver/

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
@@ -291,4 +292,35 @@ func FuzzOpenBytes_header(f *testing.F) {
 		}
 		pf.Levels()
 	})
+}
+
+// TestFile_concurrent: lookups from several goroutines at once on a file
+// none of whose blocks was checked yet give every score (run with -race:
+// the blocks' checked bits are shared).
+func TestFile_concurrent(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	set := setOf(t, b, "", 9)
+	data := pack(t, b, "", 9, set)
+	f, err := OpenBytes("concurrent", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for i := range set {
+				e := &set[(i*(g+1))%len(set)]
+				if got, ok, err := f.Get(&e.pos); err != nil || !ok || got != e.score {
+					done <- fmt.Errorf("goroutine %d: Get = %d, %v, %v; want %d", g, got, ok, err, e.score)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
 }

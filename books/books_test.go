@@ -1,0 +1,66 @@
+package books
+
+import (
+	"context"
+	"testing"
+
+	"github.com/c4book/c4book/book"
+	"github.com/c4book/c4book/solver"
+)
+
+// TestAll: every shipped book opens, its blocks are whole, and the digest
+// computed from its lookups is the one its header holds (in -short, for
+// the books of up to two million positions: the depth-12 book of 7x6
+// takes minutes, and book pack checked it so when it was made).
+func TestAll(t *testing.T) {
+	all, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		t.Fatal("no shipped book")
+	}
+	for _, s := range all {
+		f, err := s.Open()
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		if err := f.Check(); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+		if testing.Short() && f.Positions() > 2_000_000 {
+			f.Close()
+			continue
+		}
+		bk, err := book.FromPacked(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := bk.Digest(context.Background(), f.Root(), f.Depth(), &book.DigestOptions{TempDir: t.TempDir()})
+		if err != nil || got.Sum != f.Digest() || got.Positions != int64(f.Positions()) {
+			t.Errorf("%s: digest from its lookups %v of %d positions (%v); its header says %x of %d", s.Name, got, got.Positions, err, f.Digest(), f.Positions())
+		}
+		bk.Close()
+	}
+}
+
+// TestOpen: the shipped book of a board opens as a read-only book; a
+// board none ships for is an error that says so.
+func TestOpen(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	bk, err := Open(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bk.Close()
+	if !bk.ReadOnly() || bk.Packed() == nil || !bk.Board().Equal(b) {
+		t.Errorf("Open(5x4): read-only %v, packed %v, board %v", bk.ReadOnly(), bk.Packed() != nil, bk.Board())
+	}
+	p, _ := b.Parse("33")
+	if v, ok, err := bk.Get(p); err != nil || !ok || v.Score != 0 {
+		t.Errorf("Get(33) = %v, %v, %v; want a draw", v, ok, err)
+	}
+	if _, err := Open(solver.MustBoard(6, 5)); err == nil {
+		t.Error("Open(6x5): a book ships for it?")
+	}
+}
