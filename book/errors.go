@@ -47,6 +47,13 @@ func (e *CorruptError) Error() string {
 // Unwrap returns ErrCorrupt.
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
+// newCorrupt returns the CorruptError of key k, a copy of it: the key a
+// scan gives is the iterator's, reused once it moves or closes, and the
+// error outlives it.
+func newCorrupt(k []byte, reason string) *CorruptError {
+	return &CorruptError{Key: bytes.Clone(k), Reason: reason}
+}
+
 // FormatKey renders a raw key for messages: "depth D key 0x..." for a
 // position key, "meta ..." for a metadata key, hex otherwise.
 func FormatKey(k []byte) string {

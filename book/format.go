@@ -167,10 +167,10 @@ func AppendKey(dst []byte, depth int, key uint64) []byte {
 // metadata key).
 func DecodeKey(k []byte) (depth int, key uint64, err error) {
 	if len(k) != positionKeyLen {
-		return 0, 0, &CorruptError{Key: k, Reason: fmt.Sprintf("position key is %d bytes, want %d", len(k), positionKeyLen)}
+		return 0, 0, newCorrupt(k, fmt.Sprintf("position key is %d bytes, want %d", len(k), positionKeyLen))
 	}
 	if k[0] > maxDepth {
-		return 0, 0, &CorruptError{Key: k, Reason: fmt.Sprintf("depth %d above %d", k[0], maxDepth)}
+		return 0, 0, newCorrupt(k, fmt.Sprintf("depth %d above %d", k[0], maxDepth))
 	}
 	return int(k[0]), binary.BigEndian.Uint64(k[1:]), nil
 }
@@ -202,35 +202,35 @@ func AppendValue(dst []byte, v Value) ([]byte, error) {
 // the diagram) gives a *CorruptError naming k; DecodeValue never panics.
 func DecodeValue(k, v []byte) (Value, error) {
 	if len(v) == 0 {
-		return Value{}, &CorruptError{Key: k, Reason: "empty value"}
+		return Value{}, newCorrupt(k, "empty value")
 	}
 	version := v[0] >> versionShift & versionMask
 	switch {
 	case version != valueVersion1 && version != valueVersion2:
-		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("value version %d, want %d or %d", version, valueVersion1, valueVersion2)}
+		return Value{}, newCorrupt(k, fmt.Sprintf("value version %d, want %d or %d", version, valueVersion1, valueVersion2))
 	case version == valueVersion1 && len(v) != valueLen1:
-		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("version 1 value is %d bytes, want %d", len(v), valueLen1)}
+		return Value{}, newCorrupt(k, fmt.Sprintf("version 1 value is %d bytes, want %d", len(v), valueLen1))
 	case version == valueVersion2 && len(v) <= valueLen1:
-		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("version 2 value is %d bytes, want %d to %d", len(v), valueLen1+1, maxValueLen)}
+		return Value{}, newCorrupt(k, fmt.Sprintf("version 2 value is %d bytes, want %d to %d", len(v), valueLen1+1, maxValueLen))
 	}
 	o := Origin(v[0] & originMask)
 	if !o.Valid() {
-		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("invalid %v", o)}
+		return Value{}, newCorrupt(k, fmt.Sprintf("invalid %v", o))
 	}
 	score := int(int8(v[valueScoreIdx]))
 	if score < solver.MinScore || score > solver.MaxScore {
-		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("score %d outside [%d, %d]", score, solver.MinScore, solver.MaxScore)}
+		return Value{}, newCorrupt(k, fmt.Sprintf("score %d outside [%d, %d]", score, solver.MinScore, solver.MaxScore))
 	}
 	val := Value{Score: score, Origin: o}
 	if version == valueVersion1 {
 		return val, nil
 	}
 	if o != OriginSolved {
-		return Value{}, &CorruptError{Key: k, Reason: fmt.Sprintf("version 2 value of a %v score: only solved scores have a worker", o)}
+		return Value{}, newCorrupt(k, fmt.Sprintf("version 2 value of a %v score: only solved scores have a worker", o))
 	}
 	w, err := decodeWorkerNumber(v[valueWorkerAt:])
 	if err != nil {
-		return Value{}, &CorruptError{Key: k, Reason: "version 2 value: " + err.Error()}
+		return Value{}, newCorrupt(k, "version 2 value: "+err.Error())
 	}
 	val.Worker = w
 	return val, nil

@@ -104,18 +104,18 @@ func encodeBookRecord(b *solver.Board) []byte {
 // naming an impossible board a *CorruptError.
 func decodeBookRecord(v []byte) (version int, b *solver.Board, err error) {
 	if len(v) == 0 {
-		return 0, nil, &CorruptError{Key: bookKey, Reason: "empty book record"}
+		return 0, nil, newCorrupt(bookKey, "empty book record")
 	}
 	version = int(v[0])
 	if version > FormatVersion {
 		return version, nil, fmt.Errorf("%w: format version %d, this program reads up to %d", ErrNewerFormat, version, FormatVersion)
 	}
 	if version < 1 || len(v) != bookRecordLen {
-		return version, nil, &CorruptError{Key: bookKey, Reason: fmt.Sprintf("book record version %d of %d bytes", version, len(v))}
+		return version, nil, newCorrupt(bookKey, fmt.Sprintf("book record version %d of %d bytes", version, len(v)))
 	}
 	b, err = solver.NewBoard(int(v[1]), int(v[2]))
 	if err != nil {
-		return version, nil, &CorruptError{Key: bookKey, Reason: err.Error()}
+		return version, nil, newCorrupt(bookKey, err.Error())
 	}
 	return version, b, nil
 }
@@ -207,17 +207,17 @@ func encodeJob(j *Job) ([]byte, error) {
 // decodeJob decodes the job record v stored at key k.
 func decodeJob(k, v []byte) (Job, error) {
 	if len(v) == 0 {
-		return Job{}, &CorruptError{Key: k, Reason: "empty job record"}
+		return Job{}, newCorrupt(k, "empty job record")
 	}
 	if v[0] != jobVersion {
-		return Job{}, &CorruptError{Key: k, Reason: fmt.Sprintf("job record version %d, want %d", v[0], jobVersion)}
+		return Job{}, newCorrupt(k, fmt.Sprintf("job record version %d, want %d", v[0], jobVersion))
 	}
 	var j Job
 	if err := json.Unmarshal(v[1:], &j); err != nil {
-		return Job{}, &CorruptError{Key: k, Reason: "job record: " + err.Error()}
+		return Job{}, newCorrupt(k, "job record: "+err.Error())
 	}
 	if len(k) < 2 || string(k[2:]) != j.ID {
-		return Job{}, &CorruptError{Key: k, Reason: fmt.Sprintf("job record holds id %q", j.ID)}
+		return Job{}, newCorrupt(k, fmt.Sprintf("job record holds id %q", j.ID))
 	}
 	if now, ok := oldJobStates[j.State]; ok {
 		j.State = now

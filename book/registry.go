@@ -263,21 +263,21 @@ func (b *Book) ActiveWorkers(jobs ...string) ([]Worker, error) {
 // has its role, which must be one this version knows.
 func decodeWorker(k, v []byte) (Worker, error) {
 	if len(v) == 0 || v[0] != workerVersion && v[0] != observerVersion {
-		return Worker{}, &CorruptError{Key: k, Reason: "worker record: empty or of an unknown version"}
+		return Worker{}, newCorrupt(k, "worker record: empty or of an unknown version")
 	}
 	var w Worker
 	if err := json.Unmarshal(v[1:], &w); err != nil {
-		return Worker{}, &CorruptError{Key: k, Reason: "worker record: " + err.Error()}
+		return Worker{}, newCorrupt(k, "worker record: "+err.Error())
 	}
 	if len(k) < 2 || string(k[2:]) != w.Name || validPublicKey(w.PublicKey) != nil || w.Number == 0 {
-		return Worker{}, &CorruptError{Key: k, Reason: fmt.Sprintf("worker record of %q: name, key or number wrong", w.Name)}
+		return Worker{}, newCorrupt(k, fmt.Sprintf("worker record of %q: name, key or number wrong", w.Name))
 	}
 	switch {
 	case v[0] == workerVersion && w.Role == "":
 		w.Role = RoleWorker
 	case v[0] == observerVersion && w.Role == RoleObserver:
 	default:
-		return Worker{}, &CorruptError{Key: k, Reason: fmt.Sprintf("worker record of %q: role %q in a record of version %d", w.Name, w.Role, v[0])}
+		return Worker{}, newCorrupt(k, fmt.Sprintf("worker record of %q: role %q in a record of version %d", w.Name, w.Role, v[0]))
 	}
 	return w, nil
 }

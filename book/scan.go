@@ -155,10 +155,10 @@ func (b *Book) decodeEntry(k, v []byte) (Entry, error) {
 	}
 	e := Entry{Depth: depth, Key: key, Value: val}
 	if _, err := b.entryPosition(depth, key); err != nil {
-		return Entry{}, &CorruptError{Key: k, Reason: err.Error()}
+		return Entry{}, newCorrupt(k, err.Error())
 	}
 	if lo, hi := scoreBounds(b.board, depth); val.Score < lo || val.Score > hi {
-		return Entry{}, &CorruptError{Key: k, Reason: fmt.Sprintf("score %d outside [%d, %d], the range at depth %d", val.Score, lo, hi, depth)}
+		return Entry{}, newCorrupt(k, fmt.Sprintf("score %d outside [%d, %d], the range at depth %d", val.Score, lo, hi, depth))
 	}
 	return e, nil
 }

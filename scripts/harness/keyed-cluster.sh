@@ -20,6 +20,8 @@
 #   -k, --workers K        worker processes (default 2)
 #   -c, --concurrency N    solving threads of each worker (default 1)
 #       --tt-size SIZE     table of each worker (default worker.tt-size)
+#       --nice N           run the workers at niceness N (nice -n N), as
+#                          on a machine whose owner's work goes first
 #       --kill-worker S    kill -9 worker 1 S seconds after the start, and
 #                          start it again 10 seconds later
 #       --kill-coordinator S   kill -9 the coordinator S seconds after the
@@ -33,7 +35,7 @@
 # Example: scripts/harness/keyed-cluster.sh --depth 12 --root 3344 /tmp/run3344
 set -euo pipefail
 
-depth=8 root="" workers=2 concurrency=1 tt_size="" kill_worker="" kill_coordinator=""
+depth=8 root="" workers=2 concurrency=1 tt_size="" kill_worker="" kill_coordinator="" worker_nice=""
 prog=keyed-cluster.sh
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -47,6 +49,7 @@ while [ $# -gt 0 ]; do
 	-k | --workers) workers=${2:?$1 needs a value}; shift 2 ;;
 	-c | --concurrency) concurrency=${2:?$1 needs a value}; shift 2 ;;
 	--tt-size) tt_size=${2:?$1 needs a value}; shift 2 ;;
+	--nice) worker_nice=${2:?$1 needs a value}; shift 2 ;;
 	--kill-worker) kill_worker=${2:?$1 needs a value}; shift 2 ;;
 	--kill-coordinator) kill_coordinator=${2:?$1 needs a value}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
@@ -58,6 +61,7 @@ done
 [ -n "$dir" ] || { usage >&2; die "no run directory"; }
 [[ $workers =~ ^[1-9][0-9]*$ ]] || die "--workers $workers: must be 1 or more"
 [[ $concurrency =~ ^[1-9][0-9]*$ ]] || die "--concurrency $concurrency: must be 1 or more"
+[ -z "$worker_nice" ] || [[ $worker_nice =~ ^-?[0-9]+$ ]] || die "--nice $worker_nice: must be a niceness, -20 to 19"
 for s in "$kill_worker" "$kill_coordinator"; do
 	[ -z "$s" ] || [[ $s =~ ^[0-9]+$ ]] || die "a kill time must be seconds, not $s"
 done
@@ -94,14 +98,19 @@ worker_args=(worker --nats "$url" --concurrency "$concurrency")
 [ -z "$tt_size" ] || worker_args+=(--tt-size "$tt_size")
 
 # timed NAME ARGS... starts c4book under GNU time in the background, its
-# report in logs/NAME.RUN.N.time, and sets started to the pid of time.
+# report in logs/NAME.RUN.N.time, and sets started to the pid of time. A
+# worker (NAME w1, w2, ...) runs at the niceness of --nice, if given (nice
+# executes c4book in its place: c4book is still time's child).
 started=""
 timed() {
-	local name=$1 n
+	local name=$1 n prog=("$c4book")
 	shift
+	if [ -n "$worker_nice" ] && [[ $name == w* ]]; then
+		prog=(nice -n "$worker_nice" "$c4book")
+	fi
 	n=$(find "$dir/logs" -name "$name.$run.*.time" | wc -l)
 	: >"$dir/logs/$name.$run.$n.time"
-	/usr/bin/time -v -o "$dir/logs/$name.$run.$n.time" "$c4book" "$@" >"$dir/logs/$name.$run.$n.out" 2>"$dir/logs/$name.$run.$n.err" &
+	/usr/bin/time -v -o "$dir/logs/$name.$run.$n.time" "${prog[@]}" "$@" >"$dir/logs/$name.$run.$n.out" 2>"$dir/logs/$name.$run.$n.err" &
 	started=$!
 }
 
@@ -122,7 +131,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-say "run $run: c4book $("$c4book" version | head -1); depth $depth, root '${root}', $workers workers of $concurrency threads${tt_size:+, tables of $tt_size}; $url"
+say "run $run: c4book $("$c4book" version | head -1); depth $depth, root '${root}', $workers workers of $concurrency threads${tt_size:+, tables of $tt_size}${worker_nice:+, niceness $worker_nice}; $url"
 start=$(date +%s)
 timed coordinator "${coordinator_args[@]}"
 coord=$started
