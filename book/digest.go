@@ -405,7 +405,7 @@ func newSetWalker(board *solver.Board, tempDir string, memKeys int) (*setWalker,
 		return nil, err
 	}
 	return &setWalker{board: board, dir: dir,
-		cur: keyfile.NewSorter(dir, memKeys), next: keyfile.NewSorter(dir, memKeys),
+		cur: keyfile.NewFirstSorter(dir, memKeys), next: keyfile.NewFirstSorter(dir, memKeys),
 		pathMoves: maxPathMoves(board.Width())}, nil
 }
 

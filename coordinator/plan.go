@@ -78,11 +78,14 @@ func ParseRoot(b *solver.Board, moves string) (solver.Position, error) {
 //	          job solves them, its tasks being runs of this order.
 //
 // Level d+1 is made from level d alone: the children of its positions,
-// sorted and deduplicated on disk (keyfile.Sorter), so that memory does not
-// grow with the job. Positions scored at once (a win with the next stone, a
-// full board) are written to the book as their level is made. A file is
-// whole once it has its name, and a plan cut short is resumed from its
-// last whole level; the leaves file is written last.
+// sorted and deduplicated on disk (keyfile.Sorter, keeping the shortest
+// path of each), so that memory does not grow with the job. Positions
+// scored at once (a win with the next stone, a full board) are written to
+// the book as their level is made. A file is whole once it has its name;
+// the paths of a level are removed once the next level is whole (only the
+// deepest whole level's are needed to go on), and those of the job's depth
+// once the leaves file, written last, is whole. A plan cut short is resumed
+// from its deepest whole level that has its paths.
 //
 // Paths give the job its locality. A worker's table helps its next leaf
 // only as far as the two share descendants, which relatives do (siblings
@@ -181,18 +184,11 @@ func MakePlan(ctx context.Context, spec Spec, bk PlanBook, dir string, opts *Pla
 	if exists(leavesFile(dir)) {
 		return pl.count()
 	}
-	remake := false // a level was made: those above it follow from it
-	for d := root.Moves(); d <= spec.Depth; d++ {
-		if !remake && exists(levelFile(dir, d)) && exists(pathsFile(dir, d)) && d < spec.Depth {
-			kf, err := keyfile.Open(levelFile(dir, d))
-			if err != nil {
-				return PlanStats{}, err
-			}
-			pl.stats.Positions += kf.Len()
-			kf.Close()
-			continue
-		}
-		remake = true
+	start, err := pl.resumeFrom(root.Moves())
+	if err != nil {
+		return PlanStats{}, err
+	}
+	for d := start; d <= spec.Depth; d++ {
 		var err error
 		if d == root.Moves() {
 			err = pl.level(d, func(add func(key, path uint64) error) error { return add(root.CanonicalKey(), 0) })
@@ -202,8 +198,51 @@ func MakePlan(ctx context.Context, spec Spec, bk PlanBook, dir string, opts *Pla
 		if err != nil {
 			return pl.stats, err
 		}
+		if d > root.Moves() {
+			// Level d is whole: the paths of d-1 are needed no more.
+			if err := removeFile(pathsFile(dir, d-1)); err != nil {
+				return pl.stats, err
+			}
+		}
 	}
-	return pl.stats, nil
+	// The leaves file is whole: the plan is, and needs no paths.
+	return pl.stats, removeFile(pathsFile(dir, spec.Depth))
+}
+
+// resumeFrom returns the depth from which a plan cut short is made again:
+// one deeper than its deepest whole level below the job's depth that has
+// its paths, every level from the root's depth to it being whole (their
+// positions counted); the root's depth for a new plan, or one made before
+// paths.
+func (pl *planner) resumeFrom(rootDepth int) (int, error) {
+	for d := pl.spec.Depth - 1; d >= rootDepth; d-- {
+		if !exists(levelFile(pl.dir, d)) || !exists(pathsFile(pl.dir, d)) {
+			continue
+		}
+		var positions int64
+		for l := rootDepth; l <= d; l++ {
+			kf, err := keyfile.Open(levelFile(pl.dir, l))
+			if errors.Is(err, os.ErrNotExist) {
+				return rootDepth, nil // a level is missing: made again from the root
+			}
+			if err != nil {
+				return 0, err
+			}
+			positions += kf.Len()
+			kf.Close()
+		}
+		pl.stats.Positions += positions
+		return d + 1, nil
+	}
+	return rootDepth, nil
+}
+
+// removeFile removes the file at path, which may be gone already.
+func removeFile(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // exists reports whether a file is found under path.
@@ -291,7 +330,7 @@ func (pl *planner) children(d int) func(add func(key, path uint64) error) error 
 // gen adds (a key's smallest path is its own), and, at the job's depth,
 // the leaves file and the order.
 func (pl *planner) level(d int, gen func(add func(key, path uint64) error) error) error {
-	sorter := keyfile.NewSorter(pl.dir, pl.opts.MemKeys)
+	sorter := keyfile.NewFirstSorter(pl.dir, pl.opts.MemKeys)
 	defer sorter.Close()
 	if err := gen(sorter.Add); err != nil {
 		return err

@@ -330,6 +330,75 @@ func TestMakePlan_order(t *testing.T) {
 	}
 }
 
+// TestMakePlan_resume: a plan keeps no paths once whole, and a plan cut
+// short (its levels whole to some depth, the paths of the deepest kept) is
+// made on from there into the same plan as one made at once: the same
+// leaves in the same order, the same counts.
+func TestMakePlan_resume(t *testing.T) {
+	t.Parallel()
+	b := solver.MustBoard(5, 4)
+	spec := Spec{Board: b, Depth: 9, TaskSize: 16}
+	opts := &PlanOptions{MemKeys: 500}
+	whole := t.TempDir()
+	want, err := MakePlan(context.Background(), spec, newBook(t, b), whole, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if paths, _ := filepath.Glob(filepath.Join(whole, "paths-*")); len(paths) != 0 {
+		t.Errorf("a whole plan keeps paths: %v", paths)
+	}
+	for _, cut := range []int{0, 4, 8} {
+		// Levels 0..cut made as MakePlan makes them, cut's paths kept.
+		dir := t.TempDir()
+		bk := newBook(t, b)
+		pl := &planner{spec: spec, book: bk, dir: dir, opts: *opts, ctx: context.Background(), rank: make([]uint64, b.Width())}
+		for r, col := range b.CenterFirst() {
+			pl.rank[col] = uint64(r)
+		}
+		empty := b.NewPosition()
+		for d := 0; d <= cut; d++ {
+			gen := func(add func(key, path uint64) error) error { return add(empty.CanonicalKey(), 0) }
+			if d > 0 {
+				gen = pl.children(d - 1)
+			}
+			if err := pl.level(d, gen); err != nil {
+				t.Fatal(err)
+			}
+			if d > 0 {
+				os.Remove(pathsFile(dir, d-1))
+			}
+		}
+		made := map[int]os.FileInfo{} // the levels made: kept, not made again
+		for d := 0; d <= cut; d++ {
+			if made[d], err = os.Stat(levelFile(dir, d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := MakePlan(context.Background(), spec, bk, dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d, before := range made {
+			if now, err := os.Stat(levelFile(dir, d)); err != nil || !os.SameFile(before, now) {
+				t.Errorf("cut after level %d: level %d made again (%v)", cut, d, err)
+			}
+		}
+		if got.Positions != want.Positions || got.Leaves != want.Leaves {
+			t.Errorf("cut after level %d: %+v, want %+v", cut, got, want)
+		}
+		for _, f := range []string{leavesFile(dir), orderFile(dir)} {
+			a, errA := os.ReadFile(f)
+			b, errB := os.ReadFile(filepath.Join(whole, filepath.Base(f)))
+			if errA != nil || errB != nil || !slices.Equal(a, b) {
+				t.Errorf("cut after level %d: %s differs from the plan made at once (%v, %v)", cut, filepath.Base(f), errA, errB)
+			}
+		}
+		if paths, _ := filepath.Glob(filepath.Join(dir, "paths-*")); len(paths) != 0 {
+			t.Errorf("cut after level %d: the whole plan keeps paths: %v", cut, paths)
+		}
+	}
+}
+
 // TestMakePlan_before: a plan made before paths and orders is solved in
 // key order when whole, and made again when cut short.
 func TestMakePlan_before(t *testing.T) {

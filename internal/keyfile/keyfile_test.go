@@ -126,6 +126,74 @@ func TestSorter(t *testing.T) {
 	}
 }
 
+// TestFirstSorter: a first sorter gives each key once, with the smallest
+// value added for it, whether the key's pairs met in one buffer or in
+// several runs; full-width keys and values survive the runs' coding.
+func TestFirstSorter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, memPairs := range []int{1, 97, 1000, 1 << 20} {
+		dir := t.TempDir()
+		s := NewFirstSorter(dir, memPairs)
+		want := map[uint64]uint64{}
+		n := 5000
+		if memPairs == 1 {
+			n = 50
+		}
+		for i := range n {
+			k, v := rng.Uint64N(300)<<50|rng.Uint64N(2), rng.Uint64()>>rng.IntN(64)
+			if i%3 == 0 {
+				k, v = ^uint64(0)-uint64(i%5), ^uint64(0)-uint64(i%7) // the largest keys and values
+			}
+			if old, ok := want[k]; !ok || v < old {
+				want[k] = v
+			}
+			if err := s.Add(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var keys []uint64
+		err := s.Merge(func(k, v uint64) error {
+			if v != want[k] {
+				t.Errorf("memPairs %d: key %#x with %#x, want %#x, its smallest", memPairs, k, v, want[k])
+			}
+			keys = append(keys, k)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSorted(keys) || len(keys) != len(want) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+			t.Errorf("memPairs %d: %d keys out, want %d, each once, in order", memPairs, len(keys), len(want))
+		}
+	}
+}
+
+// TestSorter_damagedRun: a run cut short by a byte or by a whole pair, or
+// with a byte more, is an error of Merge, not pairs made up.
+func TestSorter_damagedRun(t *testing.T) {
+	for _, change := range []int64{-1, -12, 1} { // a pair takes 12 bytes here
+		dir := t.TempDir()
+		s := NewSorter(dir, 4)
+		for i := range 10 {
+			if err := s.Add(uint64(i)<<40, uint64(i)<<40); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runs, _ := filepath.Glob(filepath.Join(dir, "run-*"))
+		if len(runs) == 0 {
+			t.Fatal("no run spilled")
+		}
+		st, _ := os.Stat(runs[0])
+		if err := os.Truncate(runs[0], st.Size()+change); err != nil {
+			t.Fatal(err)
+		}
+		err := s.Merge(func(k, v uint64) error { return nil })
+		if !errors.Is(err, ErrFormat) {
+			t.Errorf("Merge of a run of %d bytes, written %d: %v, want ErrFormat", st.Size()+change, st.Size(), err)
+		}
+	}
+}
+
 // TestList: a list keeps its values in the order added, repeats
 // included, and is not opened as a key file, nor a key file as a list.
 func TestList(t *testing.T) {

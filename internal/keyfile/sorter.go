@@ -1,9 +1,12 @@
 package keyfile
 
 import (
+	"bufio"
 	"cmp"
 	"container/heap"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,13 +17,20 @@ import (
 // value, and drops exact repeats, with at most a set number of pairs in
 // memory: when its buffer is full it sorts it and writes it to a run file
 // of its directory; Merge merges the runs. Memory is 16 bytes a pair of
-// the buffer; disk, 16 bytes a pair added, less the repeats within a
-// buffer.
+// the buffer; disk, a run's pairs delta-coded (about 10 bytes a pair of
+// position keys and paths), less the repeats within a buffer.
+//
+// A sorter made with NewFirstSorter keeps, of the pairs of one key, only
+// the one of the smallest value: all that a caller needs that takes the
+// first pair of each key (the shortest path to a position, say). Pairs of
+// one key met in one buffer then cost one pair of the run; Merge gives
+// each key once.
 type Sorter struct {
-	dir  string
-	id   uint64 // names its runs apart from other sorters' in dir
-	buf  []Pair
-	runs []string
+	dir   string
+	id    uint64 // names its runs apart from other sorters' in dir
+	first bool   // keep the first pair of each key only
+	buf   []Pair
+	runs  []string
 }
 
 // sorters counts the sorters made, to name their runs.
@@ -43,6 +53,14 @@ func NewSorter(dir string, memPairs int) *Sorter {
 	return &Sorter{dir: dir, id: sorters.Add(1), buf: make([]Pair, 0, max(memPairs, 1))}
 }
 
+// NewFirstSorter returns a sorter as NewSorter does that keeps only the
+// pair of the smallest value of each key.
+func NewFirstSorter(dir string, memPairs int) *Sorter {
+	s := NewSorter(dir, memPairs)
+	s.first = true
+	return s
+}
+
 // Add adds the pair of key and value.
 func (s *Sorter) Add(key, value uint64) error {
 	if len(s.buf) == cap(s.buf) {
@@ -54,33 +72,55 @@ func (s *Sorter) Add(key, value uint64) error {
 	return nil
 }
 
-// sortBuffer sorts the buffer and drops its repeats.
+// sortBuffer sorts the buffer and drops its repeats: the exact ones, and
+// for a first sorter every pair but the first of a key.
 func (s *Sorter) sortBuffer() {
 	slices.SortFunc(s.buf, Pair.compare)
+	if s.first {
+		s.buf = slices.CompactFunc(s.buf, func(a, b Pair) bool { return a.Key == b.Key })
+		return
+	}
 	s.buf = slices.Compact(s.buf)
 }
 
-// spill writes the buffer, sorted, to a new run: a list of key, value,
-// key, value...
+// # Runs
+//
+// A run is a temporary file of sorted pairs: their number, then each pair
+// as the difference of its key from the key before (the first from 0) and
+// its value, all as unsigned varints (encoding/binary's), so that keys
+// close together take a few bytes. It is written once and read once, by
+// the sorter that wrote it, and gone with a crash; a run shorter or longer
+// than its number says is an error (ErrFormat), never pairs made up.
+
+// spill writes the buffer, sorted, to a new run.
 func (s *Sorter) spill() error {
 	s.sortBuffer()
 	path := filepath.Join(s.dir, fmt.Sprintf("run-%d-%06d", s.id, len(s.runs)))
-	w, err := create(path, true, false) // a run is gone with a crash anyway
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	var buf [2 * binary.MaxVarintLen64]byte
+	_, err = w.Write(buf[:binary.PutUvarint(buf[:], uint64(len(s.buf)))])
+	last := uint64(0)
 	for _, p := range s.buf {
-		if err := w.Add(p.Key); err != nil {
-			w.Abort()
-			return err
+		n := binary.PutUvarint(buf[:], p.Key-last)
+		n += binary.PutUvarint(buf[n:], p.Value)
+		if _, err = w.Write(buf[:n]); err != nil {
+			break
 		}
-		if err := w.Add(p.Value); err != nil {
-			w.Abort()
-			return err
-		}
+		last = p.Key
 	}
-	if err := w.Close(); err != nil {
-		return err
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("keyfile: sorter run %s: %w", path, err)
 	}
 	s.runs = append(s.runs, path)
 	s.buf = s.buf[:0]
@@ -103,15 +143,16 @@ func (s *Sorter) Merge(fn func(key, value uint64) error) error {
 	// The buffer merges with the runs as one more, in memory.
 	sources := []source{&memSource{pairs: s.buf}}
 	for _, path := range s.runs {
-		kf, err := OpenList(path)
+		f, err := os.Open(path)
 		if err != nil {
 			return err
 		}
-		defer kf.Close()
-		if kf.Len()%2 != 0 {
-			return fmt.Errorf("keyfile %s: %w: a run of %d values, not pairs", path, ErrFormat, kf.Len())
+		defer f.Close()
+		src := &runSource{path: path, r: bufio.NewReaderSize(f, 1<<16)}
+		if src.left, err = binary.ReadUvarint(src.r); err != nil {
+			return fmt.Errorf("keyfile: sorter run %s: %w: no count: %v", path, ErrFormat, err)
 		}
-		sources = append(sources, &runSource{sc: kf.Scan(0, kf.Len())})
+		sources = append(sources, src)
 	}
 	h := &mergeHeap{}
 	for _, src := range sources {
@@ -126,7 +167,7 @@ func (s *Sorter) Merge(fn func(key, value uint64) error) error {
 	started := false
 	for h.Len() > 0 {
 		top := &h.items[0]
-		if !started || top.pair != last {
+		if !started || top.pair != last && !(s.first && top.pair.Key == last.Key) {
 			if err := fn(top.pair.Key, top.pair.Value); err != nil {
 				return err
 			}
@@ -164,25 +205,36 @@ type source interface {
 	Err() error
 }
 
-// runSource is a sorted run in a file.
+// runSource is a sorted run in a file (see # Runs).
 type runSource struct {
-	sc   *Scanner
+	path string
+	r    *bufio.Reader
+	left uint64 // pairs not read yet
 	pair Pair
+	err  error
 }
 
 func (r *runSource) Next() bool {
-	if !r.sc.Next() {
+	if r.left == 0 {
+		if _, err := r.r.ReadByte(); err != io.EOF {
+			r.err = fmt.Errorf("keyfile: sorter run %s: %w: bytes after its last pair", r.path, ErrFormat)
+		}
 		return false
 	}
-	r.pair.Key = r.sc.Key()
-	if !r.sc.Next() {
+	delta, err := binary.ReadUvarint(r.r)
+	if err == nil {
+		r.pair.Value, err = binary.ReadUvarint(r.r)
+	}
+	if err != nil {
+		r.err = fmt.Errorf("keyfile: sorter run %s: %w: %d pairs missing: %v", r.path, ErrFormat, r.left, err)
 		return false
 	}
-	r.pair.Value = r.sc.Key()
+	r.left--
+	r.pair.Key += delta
 	return true
 }
 func (r *runSource) Pair() Pair { return r.pair }
-func (r *runSource) Err() error { return r.sc.Err() }
+func (r *runSource) Err() error { return r.err }
 
 // memSource is a sorted run in memory.
 type memSource struct {

@@ -78,7 +78,7 @@ func makeBook(b *solver.Board, dir string, depth int, out io.Writer) (int64, err
 // fill writes the positions, depth by depth.
 func fill(bk *book.Book, b *solver.Board, depth int, tmp string, out io.Writer) (int64, error) {
 	start := time.Now()
-	cur, next := keyfile.NewSorter(tmp, 1<<22), keyfile.NewSorter(tmp, 1<<22)
+	cur, next := keyfile.NewFirstSorter(tmp, 1<<22), keyfile.NewFirstSorter(tmp, 1<<22)
 	defer cur.Close()
 	defer next.Close()
 	empty := b.NewPosition()
