@@ -132,13 +132,49 @@ func board54(t testing.TB) *solver.Board {
 	return b
 }
 
+// packedTestBook returns the path of a packed book of the positions of
+// testBook.
+func packedTestBook(t testing.TB, b *solver.Board, depth int) string {
+	t.Helper()
+	bk, err := book.Open(testBook(t, b, depth), &book.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bk.Close()
+	path := filepath.Join(t.TempDir(), "book.c4pack")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bk.Pack(context.Background(), f, "", depth, &book.DigestOptions{TempDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestServer_position checks answers inside and beyond the book against
 // the solver, for every position of a small board up to one stone past
-// the book's depth.
+// the book's depth, of a Pebble book and of the same book packed.
 func TestServer_position(t *testing.T) {
 	t.Parallel()
 	b := board54(t)
-	_, ts := newTestServer(t, testBook(t, b, 4), Options{SolveTimeout: 10 * time.Second, CacheEntries: 100})
+	for _, form := range []string{"pebble", "packed"} {
+		t.Run(form, func(t *testing.T) {
+			path := testBook(t, b, 4)
+			if form == "packed" {
+				path = packedTestBook(t, b, 4)
+			}
+			testServerPosition(t, b, path)
+		})
+	}
+}
+
+// testServerPosition is TestServer_position of the book at path.
+func testServerPosition(t *testing.T, b *solver.Board, path string) {
+	_, ts := newTestServer(t, path, Options{SolveTimeout: 10 * time.Second, CacheEntries: 100})
 	s, _ := solver.New(b, 1<<20)
 	seen := map[uint64]bool{}
 	var walk func(p solver.Position, moves string)

@@ -49,7 +49,9 @@ type lookup interface {
 const maxIdleReaders = 64
 
 // newSource returns a source of bk, held once by its server; with load,
-// the book is read into memory first.
+// the book is read into memory first, unless it is a packed book: read in
+// place, its lookups are as fast as a loaded book's (docs/benchmarks.md),
+// and loading one would only enumerate its set into memory.
 func newSource(bk *book.Book, load bool, now time.Time) (*source, error) {
 	_, hi, ok, err := bk.DepthRange()
 	if err != nil {
@@ -57,7 +59,7 @@ func newSource(bk *book.Book, load bool, now time.Time) (*source, error) {
 	}
 	src := &source{book: bk, depth: -1, opened: now, stats: make(chan struct{}),
 		readers: make(chan *book.Reader, maxIdleReaders)}
-	if load {
+	if load && bk.Packed() == nil {
 		if src.loaded, err = book.Load(bk); err != nil {
 			return nil, err
 		}
