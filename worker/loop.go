@@ -244,7 +244,7 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg, sto
 	}
 	log.Debug("task taken", "positions", len(positions), "delivered", msg.Delivered)
 	w.Busy.Add(1)
-	w.lastJob.Store(t.JobID)
+	w.Job.Store(t.JobID)
 	w.took.Store(true)
 	if w.shownIdle.Load() {
 		w.pokeStatus() // the status says idle: corrected now, not at the next tick

@@ -20,7 +20,7 @@ func (w *worker) reportStatus(statusCtx, work context.Context) {
 	tick := time.NewTicker(w.cfg.StatusEvery)
 	defer tick.Stop()
 	for {
-		job, _ := w.lastJob.Load().(string)
+		job := w.LastJob()
 		took := w.took.Swap(false)
 		s := queue.WorkerStatus{
 			WorkerID: w.cfg.ID, Host: w.host, Solved: w.Solved.Load(), Nodes: w.Nodes.Load(),

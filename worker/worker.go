@@ -87,6 +87,13 @@ type Counters struct {
 	Nodes      atomic.Uint64 // nodes searched for those tasks
 	HandedBack atomic.Uint64 // tasks handed back unsolved: interrupted, a solver failure, a result not published
 	Busy       atomic.Int64  // threads working on a task now
+	Job        atomic.Value  // string: the job of the last task taken
+}
+
+// LastJob returns the job of the last task taken, "" before the first.
+func (c *Counters) LastJob() string {
+	job, _ := c.Job.Load().(string)
+	return job
 }
 
 // Run works until ctx is done (or the worker is idle for cfg.IdleExit). On
@@ -184,7 +191,6 @@ type worker struct {
 	shownIdle atomic.Bool   // the last status stored said not busy
 	shownNone atomic.Bool   // the last status stored counted no task done
 	poke      chan struct{} // asks reportStatus for a status now
-	lastJob   atomic.Value  // string
 }
 
 // thread is one solving thread: its solver, on the worker's shared table,

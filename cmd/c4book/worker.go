@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/c4book/c4book/cmd/c4book/internal/console"
+	"github.com/c4book/c4book/cmd/c4book/internal/human"
 	"github.com/c4book/c4book/cmd/c4book/internal/jobproc"
 	"github.com/c4book/c4book/cmd/c4book/internal/metrics"
 	"github.com/c4book/c4book/config"
@@ -160,6 +162,12 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		pub, done = inject(pub)
 		defer done()
 	}
+	progressCtx, stopProgress := context.WithCancel(ctx)
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		reportWorkerProgress(progressCtx, log, counters, workerProgressEvery(cfg))
+	}()
 	err = worker.Run(ctx, tasks, pub, worker.Config{
 		ID:          id,
 		Concurrency: n,
@@ -168,6 +176,8 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		Log:         log,
 		Counters:    counters,
 	})
+	stopProgress()
+	<-progressDone
 	switch {
 	case err != nil && cfg.NATS.NKey != "" && errors.Is(err, queue.ErrClosed):
 		return fmt.Errorf("%w (the server closed the connection: if it refused the key of nats.nkey, this worker was removed: c4book worker list on the coordinator's machine)", err)
@@ -187,4 +197,51 @@ func connectedLine(url string, n int, table config.Size) string {
 		return fmt.Sprintf("Connected to %s: 1 solving thread, with a table of %v.", url, table)
 	}
 	return fmt.Sprintf("Connected to %s: %d solving threads, sharing one table of %v.", url, n, table)
+}
+
+// Progress of a worker in its own log: every workerProgressText on a text
+// log (a terminal), every workerProgressJSON in JSON (a service's journal,
+// which keeps every line). A variable for tests.
+var (
+	workerProgressText = 30 * time.Second
+	workerProgressJSON = 5 * time.Minute
+)
+
+// workerProgressEvery returns how often a worker of cfg says what it did.
+func workerProgressEvery(cfg config.Config) time.Duration {
+	if cfg.Log.Format == "json" {
+		return workerProgressJSON
+	}
+	return workerProgressText
+}
+
+// reportWorkerProgress logs, every interval until ctx is done, what the
+// worker has done: tasks and positions solved, the rate of the interval,
+// the threads busy and the job of its last task; once when it has nothing
+// to do, until it has again.
+func reportWorkerProgress(ctx context.Context, log *slog.Logger, c *worker.Counters, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	start := time.Now()
+	lastSolved, lastTime, saidIdle := uint64(0), start, false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			solved, busy := c.Solved.Load(), c.Busy.Load()
+			if solved == lastSolved && busy == 0 {
+				if !saidIdle {
+					log.Info("no task: waiting for one", "tasks", c.Tasks.Load(), "positions", solved)
+					saidIdle = true
+				}
+				continue
+			}
+			saidIdle = false
+			rate := float64(solved-lastSolved) / now.Sub(lastTime).Seconds()
+			log.Info("solving", "job", c.LastJob(), "tasks", c.Tasks.Load(), "positions", solved,
+				"rate", human.Rate(rate)+"/s", "busy_threads", busy, "for", human.Span(now.Sub(start)))
+			lastSolved, lastTime = solved, now
+		}
+	}
 }

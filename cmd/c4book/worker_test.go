@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/c4book/c4book/internal/testaddr"
 	"github.com/c4book/c4book/queue"
@@ -78,6 +80,9 @@ func TestWorker_Run(t *testing.T) {
 func TestWorker_serverLate(t *testing.T) {
 	isolateEnv(t)
 	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
+	// Its progress, often enough to be seen in a short job.
+	defer func(d time.Duration) { workerProgressText = d }(workerProgressText)
+	workerProgressText = 200 * time.Millisecond
 	addr := testaddr.Free(t)
 	url := "nats://" + addr
 	w := startCommand(t, workerArgs(url, "w1")...)
@@ -100,6 +105,11 @@ func TestWorker_serverLate(t *testing.T) {
 	}
 	if !strings.Contains(wr.stderr, "Connected to "+url) {
 		t.Errorf("the worker does not say it connected:\n%s", wr.stderr)
+	}
+	// What it did, as it did it, then that it waits.
+	if !regexp.MustCompile(`msg=solving .*job=5x4-d10 tasks=\d+ positions=[\d,]+ rate=[\d.,]+/s`).MatchString(wr.stderr) ||
+		!strings.Contains(wr.stderr, `msg="no task: waiting for one"`) {
+		t.Errorf("the worker's progress is not in its log:\n%s", wr.stderr)
 	}
 }
 
