@@ -211,6 +211,7 @@ func (t *trust) credit(index int, worker string, n int64, alone bool) {
 		t.sum.ByWorker = map[string]int64{}
 	}
 	t.sum.ByWorker[worker] += n
+	t.count(worker, func(c *queue.WorkerResults) { c.Positions += uint64(n) })
 	t.solvedBy(index, worker, alone)
 }
 

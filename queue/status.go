@@ -66,6 +66,12 @@ type WorkerResults struct {
 	// found wrong.
 	CrossPassed uint64 `json:"cross_passed,omitempty"`
 	CrossFailed uint64 `json:"cross_failed,omitempty"`
+	// Positions are the positions of its results that the job stored on
+	// its word, or with a cross-check's: the worker's share of the job's
+	// DONE, as current as the job's status (a worker's own report,
+	// WorkerStatus.Solved, comes every 15 s). Absent from the status of
+	// a coordinator from before it: 0.
+	Positions uint64 `json:"positions,omitempty"`
 }
 
 // statusKV returns the status bucket, bound once and kept.

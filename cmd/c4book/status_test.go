@@ -36,7 +36,7 @@ func TestStatus_Run(t *testing.T) {
 			{"5x4-d10", "done"},
 			{"JOB", "WORKER", "ACCEPTED", "REJECTED", "CROSS-CHECKS", "PASSED", "FAILED"},
 			{"5x4-d10", "w1"},
-			{"WORKER", "HOST", "SOLVED", "TASKS", "RATE/S", "BUSY", "JOB", "LAST", "SEEN"},
+			{"WORKER", "HOST", "SOLVED", "TASKS", "RATE/S", "STORED", "BUSY", "JOB", "LAST", "SEEN"},
 			{"w1"},
 		}
 		row := 0
@@ -59,8 +59,8 @@ func TestStatus_Run(t *testing.T) {
 		if len(rep.Jobs) != 1 || rep.Jobs[0].JobID != "5x4-d10" || rep.Jobs[0].State != "done" || rep.Jobs[0].Done != rep.Jobs[0].Total || rep.Jobs[0].Total == 0 {
 			t.Errorf("jobs: %+v", rep.Jobs)
 		}
-		if c := rep.Jobs[0].Workers["w1"]; len(rep.Jobs) == 1 && (len(rep.Jobs[0].Workers) != 1 || c.Accepted == 0 || c.Rejected != 0) {
-			t.Errorf("results by worker: %+v, want w1's accepted", rep.Jobs[0].Workers)
+		if c := rep.Jobs[0].Workers["w1"]; len(rep.Jobs) == 1 && (len(rep.Jobs[0].Workers) != 1 || c.Accepted == 0 || c.Rejected != 0 || c.Positions == 0) {
+			t.Errorf("results by worker: %+v, want w1's accepted, and their positions", rep.Jobs[0].Workers)
 		}
 		if len(rep.Missing) != 1 || rep.Missing[0] != "5x4-d12" {
 			t.Errorf("missing: %v, want [5x4-d12]", rep.Missing)

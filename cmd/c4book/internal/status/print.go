@@ -61,18 +61,26 @@ func Print(w io.Writer, rep Report, now time.Time, hist *History) {
 		fmt.Fprintln(w, "Workers: none seen in the last two minutes.")
 		return
 	}
-	fmt.Fprintln(tw, "WORKER\tHOST\tSOLVED\tTASKS\tRATE/S\tBUSY\tJOB\tLAST SEEN")
+	// SOLVED, TASKS and RATE/S are the worker's own report (as old as
+	// LAST SEEN); STORED, its positions the job of its last task stored,
+	// is the job's count, as current as the job's UPDATED.
+	fmt.Fprintln(tw, "WORKER\tHOST\tSOLVED\tTASKS\tRATE/S\tSTORED\tBUSY\tJOB\tLAST SEEN")
 	for _, s := range rep.Workers {
 		busy := "no"
 		if s.Busy {
 			busy = "yes"
 		}
-		job := s.JobID
+		job, stored := s.JobID, "-"
 		if job == "" {
 			job = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.WorkerID, s.Host, human.Count(s.Solved), human.Count(s.Tasks),
-			human.Rate(s.Rate), busy, job, ago(now, s.Seen))
+		for _, j := range rep.Jobs {
+			if c, ok := j.Workers[s.WorkerID]; ok && j.JobID == s.JobID && c.Positions > 0 {
+				stored = human.Count(c.Positions)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.WorkerID, s.Host, human.Count(s.Solved), human.Count(s.Tasks),
+			human.Rate(s.Rate), stored, busy, job, ago(now, s.Seen))
 	}
 	tw.Flush()
 }

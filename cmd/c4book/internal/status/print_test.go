@@ -37,6 +37,31 @@ func TestPrintWorkerResults(t *testing.T) {
 	}
 }
 
+// TestPrint_stored: a worker's row has the positions the job of its last
+// task stored from it, from the job's status, beside its own report.
+func TestPrint_stored(t *testing.T) {
+	now := time.Now()
+	rep := Report{
+		Jobs: []queue.JobStatus{{JobID: "7x6-d16", State: "solving", Done: 12032, Total: 100000, Updated: now,
+			Workers: map[string]queue.WorkerResults{"w1": {Accepted: 188, Positions: 12032}}}},
+		Workers: []Worker{
+			{WorkerStatus: queue.WorkerStatus{WorkerID: "w1", Host: "h1", Solved: 64, Tasks: 1, JobID: "7x6-d16", Seen: now.Add(-10 * time.Second)}},
+			{WorkerStatus: queue.WorkerStatus{WorkerID: "w2", Host: "h2", Solved: 5, Tasks: 1, JobID: "7x6-d14", Seen: now}},
+		},
+	}
+	var b strings.Builder
+	Print(&b, rep, now, nil)
+	var rows [][]string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && (f[0] == "w1" || f[0] == "w2") && len(f) > 5 {
+			rows = append(rows, f)
+		}
+	}
+	if len(rows) != 2 || rows[0][2] != "64" || rows[0][5] != "12,032" || rows[1][5] != "-" {
+		t.Errorf("worker rows %q: want w1 with 64 solved by its report and 12,032 stored, w2 none stored:\n%s", rows, b.String())
+	}
+}
+
 // TestPrint_watch: with a history, the job table has a rate and an
 // ETA; without, it has neither.
 func TestPrint_watch(t *testing.T) {
