@@ -1,6 +1,7 @@
 package keyfile
 
 import (
+	"cmp"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -164,6 +165,31 @@ func TestFirstSorter(t *testing.T) {
 		}
 		if !slices.IsSorted(keys) || len(keys) != len(want) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
 			t.Errorf("memPairs %d: %d keys out, want %d, each once, in order", memPairs, len(keys), len(want))
+		}
+	}
+}
+
+// TestRadixSortByKey: pairs come out sorted by key, those of one key in
+// the order they went in (the values here are their places), for keys
+// spread over all 64 bits, over a few, and all equal.
+func TestRadixSortByKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, keyBits := range []uint{64, 49, 20, 3, 0} {
+		for _, n := range []int{0, 1, 2, 1000, 100000} {
+			pairs := make([]Pair, n)
+			for i := range pairs {
+				k := rng.Uint64()
+				if keyBits < 64 {
+					k &= 1<<keyBits - 1
+				}
+				pairs[i] = Pair{Key: k + 12345, Value: uint64(i)}
+			}
+			want := slices.Clone(pairs)
+			slices.SortStableFunc(want, func(a, b Pair) int { return cmp.Compare(a.Key, b.Key) })
+			got, spare := radixSortByKey(pairs, make([]Pair, n))
+			if !slices.Equal(got, want) || len(spare) != n {
+				t.Fatalf("%d keys of %d bits: not sorted stably by key", n, keyBits)
+			}
 		}
 	}
 }
