@@ -86,11 +86,14 @@ const (
 	blockBits   = 12 // blocks of 4 KiB
 	maxCodeLen  = 15 // code lengths fit 4 bits
 	bucketSalt  = 0x6a09e667f3bcc908
-	// bucketKeys is the most stored positions a bucket gets on average:
-	// a fuse array of 4 Mi keys is as small as larger ones (1.125 bits a
-	// key), and building it takes about 50 MB.
-	bucketKeys = 1 << 22
 )
+
+// bucketKeys is the most stored positions a bucket of a level gets on
+// average, as a builder splits them (a reader takes any number of
+// buckets): a fuse array of 4 Mi keys is as small as larger ones (1.125
+// bits a key), and building it takes about 50 MB. A variable for tests,
+// which make levels of many small buckets.
+var bucketKeys = 1 << 22
 
 // FormatVersion is the version of the packed files this package writes,
 // and the latest it reads.
@@ -361,7 +364,8 @@ func decodeHeader(buf []byte) (*header, error) {
 			}
 		}
 		nBuckets := d.u32()
-		if d.err == nil && (nBuckets == 0 || uint64(nBuckets) > lv.stored/bucketKeys+1) {
+		// Each bucket takes a byte of the header at least.
+		if d.err == nil && (nBuckets == 0 || uint64(nBuckets) > max(lv.stored, 1) || int(nBuckets) > len(d.buf)-d.off) {
 			return nil, fmt.Errorf("%w: level %d: %d buckets for %d positions", ErrDamaged, stones, nBuckets, lv.stored)
 		}
 		if d.err != nil {

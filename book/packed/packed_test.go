@@ -184,6 +184,31 @@ func TestBuilder_roundTrip(t *testing.T) {
 	}
 }
 
+// TestBuilder_buckets: levels split into many buckets (as the levels of
+// books of millions of positions are) read as one bucket a level does.
+func TestBuilder_buckets(t *testing.T) {
+	defer func(n int) { bucketKeys = n }(bucketKeys)
+	bucketKeys = 300
+	b := solver.MustBoard(5, 4)
+	set := setOf(t, b, "", 10)
+	f, err := OpenBytes("buckets", pack(t, b, "", 10, set))
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := 0
+	for i := range f.h.levels {
+		many = max(many, len(f.h.levels[i].buckets))
+	}
+	if many < 10 {
+		t.Fatalf("at most %d buckets a level: the test proves little", many)
+	}
+	for _, e := range set {
+		if got, ok, err := f.Get(&e.pos); err != nil || !ok || got != e.score {
+			t.Fatalf("Get = %d, %v, %v; want %d", got, ok, err, e.score)
+		}
+	}
+}
+
 // TestOpen_file: a packed book written to a file opens mapped, and reads
 // as the bytes do.
 func TestOpen_file(t *testing.T) {
