@@ -107,6 +107,46 @@ type Queue struct {
 type Worker struct {
 	Concurrency int  // worker.concurrency: solvers run in parallel; 0 means one per CPU
 	TTSize      Size // worker.tt-size: memory of the worker's transposition table, shared by its threads
+
+	// The manners of a worker on a machine that belongs to someone.
+	MaxCPU        string        // worker.max-cpu: at most N threads ("2") or a share of the CPUs ("50%"); empty: no limit
+	Hours         string        // worker.hours: the daily window of local time it works in ("22:00-07:00"); empty: always
+	PauseWhenBusy int           // worker.pause-when-busy: pause while other programs use more than this % of the CPUs; 0: never
+	PauseHold     time.Duration // worker.pause-hold: how long the machine must stay busy (or quiet) before a pause (or a resume)
+}
+
+// WorkerThreads returns the solving threads of a worker of c on a machine
+// of cpus CPUs: worker.concurrency (0: one per CPU), at most
+// worker.max-cpu. c must be valid.
+func (c *Config) WorkerThreads(cpus int) int {
+	n := c.Worker.Concurrency
+	if n == 0 {
+		n = cpus
+	}
+	if limit, ok := maxCPUThreads(c.Worker.MaxCPU, cpus); ok {
+		n = min(n, limit)
+	}
+	return n
+}
+
+// maxCPUThreads returns the threads worker.max-cpu allows on a machine of
+// cpus CPUs, and false for no limit or a value that is not one.
+func maxCPUThreads(s string, cpus int) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	if pct, ok := strings.CutSuffix(s, "%"); ok {
+		p, err := strconv.Atoi(pct)
+		if err != nil || p < 1 || p > 100 {
+			return 0, false
+		}
+		return max(1, cpus*p/100), true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
 }
 
 // DefaultWorkerTTSize is the largest default of worker.tt-size: 256 MiB.
@@ -174,7 +214,7 @@ func Default() Config {
 		Generate: Generate{
 			Depth: 8,
 		},
-		Worker: Worker{TTSize: defaultWorkerTTSize()},
+		Worker: Worker{TTSize: defaultWorkerTTSize(), PauseHold: 30 * time.Second},
 		Log:    Log{Format: "text", Level: "info"},
 		Serve:  Serve{Listen: "127.0.0.1:8080", SolveTimeout: 2 * time.Second, CacheEntries: 100_000},
 	}
@@ -218,6 +258,10 @@ var keys = []key{
 	{"queue.quarantine-after", "rejected results after which a worker's results are ignored for the job (one failed cross-check is enough); at least 1", func(c *Config) any { return &c.Queue.QuarantineAfter }},
 	{"queue.replicas", "copies of the task and result streams and the status bucket kept by a NATS cluster (JetStream replicas), 1..5; more than 1 needs a cluster of at least that many servers", func(c *Config) any { return &c.Queue.Replicas }},
 	{"worker.concurrency", "solvers a worker runs in parallel; 0 means one per CPU", func(c *Config) any { return &c.Worker.Concurrency }},
+	{"worker.max-cpu", "the most a worker takes of its machine: N solving threads (\"2\") or a share of the CPUs (\"50%\"), with worker.concurrency the smaller; empty: no limit", func(c *Config) any { return &c.Worker.MaxCPU }},
+	{"worker.hours", "the daily window of local time a worker works in, HH:MM-HH:MM (\"22:00-07:00\": the night); outside it, it pauses; empty: always", func(c *Config) any { return &c.Worker.Hours }},
+	{"worker.pause-when-busy", "pause a worker while the machine's other programs keep more than this percentage of its CPUs busy (Linux); 0: never", func(c *Config) any { return &c.Worker.PauseWhenBusy }},
+	{"worker.pause-hold", "how long the machine must stay busy before a worker pauses, or quiet before it resumes (worker.pause-when-busy)", func(c *Config) any { return &c.Worker.PauseHold }},
 	{"worker.tt-size", "memory of a worker's transposition table, shared by its threads and kept warm through a job (as solver.tt-size); the default is 256MiB (1GiB saves CPU on jobs of depth 10 and more), or a quarter of the machine's memory if less", func(c *Config) any { return &c.Worker.TTSize }},
 	{"generate.depth", "stones of the deepest positions of the book, 0..width*height", func(c *Config) any { return &c.Generate.Depth }},
 	{"generate.root", "moves of the position the book starts from (\"4453\"); empty: the empty board", func(c *Config) any { return &c.Generate.Root }},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
+	"github.com/c4book/c4book/worker"
 	"github.com/c4book/c4book/solver"
 )
 
@@ -153,6 +154,22 @@ func (c *Config) Validate() error {
 	}
 	if n := c.Worker.Concurrency; n < 0 {
 		bad("worker.concurrency", "%d is out of range: must be 0 (one per CPU) or more", n)
+	}
+	if s := c.Worker.MaxCPU; s != "" {
+		if _, ok := maxCPUThreads(s, 1); !ok {
+			bad("worker.max-cpu", "%q is neither a number of threads (1 or more) nor a share of the CPUs (1%% to 100%%)", s)
+		}
+	}
+	if s := c.Worker.Hours; s != "" {
+		if _, err := worker.ParseHours(s); err != nil {
+			bad("worker.hours", "%v", err)
+		}
+	}
+	if p := c.Worker.PauseWhenBusy; p < 0 || p > 100 {
+		bad("worker.pause-when-busy", "%d is out of range: a percentage, 1 to 100, or 0 (never pause)", p)
+	}
+	if d := c.Worker.PauseHold; d < 0 {
+		bad("worker.pause-hold", "%v is negative", d)
 	}
 
 	if f := c.Log.Format; !slices.Contains(LogFormats, f) {

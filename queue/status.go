@@ -31,6 +31,9 @@ type WorkerStatus struct {
 	Seen     time.Time `json:"seen"` // when this status was put
 	Busy     bool      `json:"busy"` // on a task now, or took one since its previous status
 	JobID    string    `json:"job_id,omitempty"`
+	// Paused says why the worker takes no task now, its machine's owner
+	// coming first (worker.RunGated); empty while it works.
+	Paused string `json:"paused,omitempty"`
 }
 
 // JobStatus is the coordinator's account of a job.

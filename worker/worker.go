@@ -67,6 +67,35 @@ type Config struct {
 	// caller to read while it works (metrics). The default value (nil)
 	// keeps them inside the worker.
 	Counters *Counters
+
+	keep *tableKeeper // RunGated's: the table kept across pauses
+}
+
+// withDefaults returns cfg with the defaults of its fields filled in.
+func (cfg Config) withDefaults() Config {
+	if cfg.ID == "" {
+		host, _ := os.Hostname()
+		cfg.ID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = runtime.NumCPU()
+	}
+	if cfg.TableBytes == 0 {
+		cfg.TableBytes = solver.DefaultTableBytes
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.StatusEvery <= 0 {
+		cfg.StatusEvery = DefaultStatusEvery
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Counters == nil {
+		cfg.Counters = new(Counters)
+	}
+	return cfg
 }
 
 // DefaultHeartbeat is the default Config.Heartbeat: the longest time
@@ -102,34 +131,16 @@ func (c *Counters) LastJob() string {
 // waited for (see taskBackoff), unless its connection is closed, which
 // stops the worker with an error wrapping queue.ErrClosed.
 func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
-	if cfg.ID == "" {
-		host, _ := os.Hostname()
-		cfg.ID = fmt.Sprintf("%s-%d", host, os.Getpid())
-	}
+	cfg = cfg.withDefaults()
 	if err := queue.ValidWorkerID(cfg.ID); err != nil {
 		return fmt.Errorf("worker id %q: %w", cfg.ID, err)
 	}
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = runtime.NumCPU()
-	}
-	if cfg.TableBytes == 0 {
-		cfg.TableBytes = solver.DefaultTableBytes
-	}
-	if cfg.Heartbeat <= 0 {
-		cfg.Heartbeat = DefaultHeartbeat
-	}
-	if cfg.StatusEvery <= 0 {
-		cfg.StatusEvery = DefaultStatusEvery
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Counters == nil {
-		cfg.Counters = new(Counters)
-	}
 	w := &worker{cfg: cfg, Counters: cfg.Counters, tasks: tasks, pub: pub, log: cfg.Log.With("worker", cfg.ID), started: time.Now(), poke: make(chan struct{}, 1)}
-	host, _ := os.Hostname()
-	w.host = host
+	w.host, _ = os.Hostname()
+	if cfg.keep != nil {
+		w.table = cfg.keep.table // warm from the run before a pause
+		defer func() { cfg.keep.table = w.table }()
+	}
 
 	statusCtx, stopStatus := context.WithCancel(context.WithoutCancel(ctx))
 	statusDone := make(chan struct{})

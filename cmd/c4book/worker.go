@@ -38,6 +38,18 @@ queue yet: the worker says what it waits for at once, then once a minute
 with how long it has waited, and tries again. It serves every job on the
 server, one after the other.
 
+On a machine that belongs to someone, the worker minds its owner:
+--max-cpu N or P% (worker.max-cpu) takes at most N threads or that share
+of the CPUs; --hours FROM-TO (worker.hours, "22:00-07:00") works only in
+that daily window of local time; --pause-when-busy P (worker.pause-when-busy)
+pauses while the machine's other programs keep more than P% of its CPUs
+busy for --pause-hold (30s), and resumes once they have been quieter as
+long. A paused worker hands its tasks back at once, takes none, says in
+its log and in "c4book status" that it paused and why, keeps its table
+warm, and resumes by itself. Every 30 seconds (5 minutes with
+--log-format json) it logs what it did: the job, tasks and positions
+solved, the rate.
+
 Ctrl-C hands the tasks being solved back to the queue at once (another
 worker takes them), or stops the waiting, and exits with status 130. With
 --exit-when-idle D the worker leaves, with status 0, once no task came for
@@ -46,7 +58,8 @@ workers hold the rest.`
 
 const workerExample = `  c4book worker --nats nats://coordinator:4222 --nkey lab-3.nkey
   C4BOOK_NATS_TOKEN=s3cret c4book worker --nats nats://coordinator:4222
-  c4book worker --nats tls://coordinator:4222 --concurrency 8 --tt-size 1GiB --exit-when-idle 5m`
+  c4book worker --nats tls://coordinator:4222 --concurrency 8 --tt-size 1GiB --exit-when-idle 5m
+  c4book worker --nats nats://coordinator:4222 --nkey lab-3.nkey --max-cpu 50% --hours 22:00-07:00 --pause-when-busy 25`
 
 // newWorkerCommand builds "c4book worker".
 func newWorkerCommand(a *app) *cobra.Command {
@@ -92,6 +105,10 @@ func newWorkerCommand(a *app) *cobra.Command {
 	def := config.Default()
 	keyFlag(f, "nats", "nats.url", "", "`URL` of the coordinator's NATS server")
 	keyFlag(f, "concurrency", "worker.concurrency", def.Worker.Concurrency, "`N` solving threads; 0: one per CPU")
+	keyFlag(f, "max-cpu", "worker.max-cpu", def.Worker.MaxCPU, "take at most `N` threads (\"2\") or a share of the machine's CPUs (\"50%\")")
+	keyFlag(f, "hours", "worker.hours", def.Worker.Hours, "work only in the daily window `FROM-TO` of local time (\"22:00-07:00\"); paused outside it")
+	keyFlag(f, "pause-when-busy", "worker.pause-when-busy", def.Worker.PauseWhenBusy, "pause while other programs keep more than `PERCENT` of the CPUs busy; 0: never")
+	keyFlag(f, "pause-hold", "worker.pause-hold", def.Worker.PauseHold, "how long (`DURATION`) the machine must stay busy before a pause, or quiet before the worker resumes")
 	addWorkerTTSizeFlag(f)
 	addMetricsFlag(f)
 	f.DurationVar(&idle, "exit-when-idle", 0, "leave once no task came for this `DURATION` (0: never)")
@@ -111,10 +128,7 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 	out := console.New(a.stderr, false, console.NewStyle(cfg.Log))
 	log := out.Logger().With("role", "worker")
 	host, _ := os.Hostname()
-	n := cfg.Worker.Concurrency
-	if n == 0 {
-		n = runtime.NumCPU()
-	}
+	n := cfg.WorkerThreads(runtime.NumCPU())
 	// Served from the start: healthy while waiting for the server too.
 	counters := new(worker.Counters)
 	metricsServer, err := metrics.Start(cfg.Metrics.Listen, log, counters.Collector(n))
@@ -168,14 +182,14 @@ func runWorker(ctx context.Context, a *app, cfg config.Config, id string, idle t
 		defer close(progressDone)
 		reportWorkerProgress(progressCtx, log, counters, workerProgressEvery(cfg))
 	}()
-	err = worker.Run(ctx, tasks, pub, worker.Config{
+	err = worker.RunGated(ctx, tasks, pub, worker.Config{
 		ID:          id,
 		Concurrency: n,
 		TableBytes:  int64(cfg.Worker.TTSize),
 		IdleExit:    idle,
 		Log:         log,
 		Counters:    counters,
-	})
+	}, workerGate(cfg))
 	stopProgress()
 	<-progressDone
 	switch {
@@ -244,4 +258,22 @@ func reportWorkerProgress(ctx context.Context, log *slog.Logger, c *worker.Count
 			lastSolved, lastTime = solved, now
 		}
 	}
+}
+
+// workerGate returns the gate of a worker of cfg (worker.Gate): closed
+// outside worker.hours, and while the machine is busy past
+// worker.pause-when-busy; nil, always open, with neither. cfg is valid.
+func workerGate(cfg config.Config) worker.Gate {
+	var gates worker.Gates
+	if cfg.Worker.Hours != "" {
+		h, _ := worker.ParseHours(cfg.Worker.Hours)
+		gates = append(gates, h)
+	}
+	if p := cfg.Worker.PauseWhenBusy; p > 0 {
+		gates = append(gates, &worker.Busy{Above: float64(p) / 100, Hold: cfg.Worker.PauseHold})
+	}
+	if len(gates) == 0 {
+		return nil
+	}
+	return gates
 }

@@ -162,3 +162,35 @@ func TestConnectedLine(t *testing.T) {
 		}
 	}
 }
+
+// TestWorker_manners: a worker outside its hours pauses as soon as it has a
+// queue, says so in its log and in status, and takes no task; --max-cpu
+// bounds its threads; bad values of the manners' keys are refused, named.
+func TestWorker_manners(t *testing.T) {
+	isolateEnv(t)
+	t.Setenv("C4BOOK_NATS_TOKEN", "s3cret")
+	url := testServer(t, "s3cret")
+	// A window of one minute, two hours from now: outside it.
+	from := time.Now().Add(2 * time.Hour)
+	hours := from.Format("15:04") + "-" + from.Add(time.Minute).Format("15:04")
+	w := startCommand(t, workerArgs(url, "w1", "--hours", hours, "--max-cpu", "50%")...)
+	w.stderr.waitLine(t, "Connected to", w.done)
+	coord := startCommand(t, jobArgs("coordinator", filepath.Join(t.TempDir(), "5x4.db"), "--nats", url)...)
+	w.stderr.waitLine(t, `msg="paused: tasks handed back, none taken"`, w.done)
+	r := run(t, "", "status", "--nats", url)
+	wantOK(t, r)
+	if !strings.Contains(r.stdout, "Worker w1 is paused: outside the hours "+hours+".") {
+		t.Errorf("status does not say w1 is paused:\n%s", r.stdout)
+	}
+	coord.stop()
+	wr := w.stop()
+	if !strings.Contains(wr.stderr, "Connected to "+url+": 1 solving thread") {
+		t.Errorf("--max-cpu 50%% of 2 threads: not 1 thread:\n%s", wr.stderr)
+	}
+	if strings.Contains(wr.stderr, "msg=solving") {
+		t.Errorf("a paused worker solved:\n%s", wr.stderr)
+	}
+	for _, bad := range [][]string{{"--max-cpu", "0"}, {"--max-cpu", "150%"}, {"--hours", "25:00-01:00"}, {"--pause-when-busy", "101"}} {
+		wantErr(t, run(t, "", workerArgs(url, "w2", bad...)...), "worker."+strings.TrimPrefix(bad[0], "--"))
+	}
+}

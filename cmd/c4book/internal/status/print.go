@@ -65,9 +65,14 @@ func Print(w io.Writer, rep Report, now time.Time, hist *History) {
 	// LAST SEEN); STORED, its positions the job of its last task stored,
 	// is the job's count, as current as the job's UPDATED.
 	fmt.Fprintln(tw, "WORKER\tHOST\tSOLVED\tTASKS\tRATE/S\tSTORED\tBUSY\tJOB\tLAST SEEN")
+	var paused []string
 	for _, s := range rep.Workers {
 		busy := "no"
-		if s.Busy {
+		switch {
+		case s.Paused != "":
+			busy = "paused"
+			paused = append(paused, fmt.Sprintf("Worker %s is paused: %s.", s.WorkerID, s.Paused))
+		case s.Busy:
 			busy = "yes"
 		}
 		job, stored := s.JobID, "-"
@@ -83,6 +88,9 @@ func Print(w io.Writer, rep Report, now time.Time, hist *History) {
 			human.Rate(s.Rate), stored, busy, job, ago(now, s.Seen))
 	}
 	tw.Flush()
+	for _, line := range paused {
+		fmt.Fprintln(w, line)
+	}
 }
 
 // printWorkerResults writes, for the jobs whose coordinator counted any,

@@ -46,7 +46,7 @@ func TestPrint_stored(t *testing.T) {
 			Workers: map[string]queue.WorkerResults{"w1": {Accepted: 188, Positions: 12032}}}},
 		Workers: []Worker{
 			{WorkerStatus: queue.WorkerStatus{WorkerID: "w1", Host: "h1", Solved: 64, Tasks: 1, JobID: "7x6-d16", Seen: now.Add(-10 * time.Second)}},
-			{WorkerStatus: queue.WorkerStatus{WorkerID: "w2", Host: "h2", Solved: 5, Tasks: 1, JobID: "7x6-d14", Seen: now}},
+			{WorkerStatus: queue.WorkerStatus{WorkerID: "w2", Host: "h2", Solved: 5, Tasks: 1, JobID: "7x6-d14", Seen: now, Paused: "outside the hours 22:00-07:00"}},
 		},
 	}
 	var b strings.Builder
@@ -57,8 +57,11 @@ func TestPrint_stored(t *testing.T) {
 			rows = append(rows, f)
 		}
 	}
-	if len(rows) != 2 || rows[0][2] != "64" || rows[0][5] != "12,032" || rows[1][5] != "-" {
-		t.Errorf("worker rows %q: want w1 with 64 solved by its report and 12,032 stored, w2 none stored:\n%s", rows, b.String())
+	if len(rows) != 2 || rows[0][2] != "64" || rows[0][5] != "12,032" || rows[1][5] != "-" || rows[1][6] != "paused" {
+		t.Errorf("worker rows %q: want w1 with 64 solved by its report and 12,032 stored, w2 none stored and paused:\n%s", rows, b.String())
+	}
+	if !strings.Contains(b.String(), "Worker w2 is paused: outside the hours 22:00-07:00.") {
+		t.Errorf("no word of w2's pause:\n%s", b.String())
 	}
 }
 
