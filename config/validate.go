@@ -13,8 +13,8 @@ import (
 
 	"github.com/c4book/c4book/coordinator"
 	"github.com/c4book/c4book/queue"
-	"github.com/c4book/c4book/worker"
 	"github.com/c4book/c4book/solver"
+	"github.com/c4book/c4book/worker"
 )
 
 // Error is a bad value of one key.
