@@ -184,7 +184,11 @@ func waitOpen(ctx context.Context, gate Gate, pub Publisher, cfg Config, started
 				Started: started, JobID: c.LastJob(), Paused: why}
 			s.Host, _ = os.Hostname()
 			if err := pub.PutWorkerStatus(ctx, s); err != nil && ctx.Err() == nil {
+				// No coordinator has made the bucket yet, or the link
+				// is down: try again at the next poll, not a status
+				// period later.
 				cfg.Log.Debug("storing worker status", "error", err)
+				statusAt = time.Time{}
 			}
 		}
 		select {

@@ -177,3 +177,28 @@ func TestRunGated(t *testing.T) {
 		t.Errorf("handed back %d, tasks %d, long acked %d", counts.HandedBack.Load(), counts.Tasks.Load(), rLong.acked)
 	}
 }
+
+// TestRunGated_statusRetried: a worker paused before any coordinator made
+// the status bucket (its puts fail) stores its status at its next poll
+// once it can, not a whole status period later.
+func TestRunGated_statusRetried(t *testing.T) {
+	defer func(d time.Duration) { gatePoll = d }(gatePoll)
+	gatePoll = 10 * time.Millisecond
+	pub := &statusPublisher{failFirst: 3}
+	gate := &switchGate{}
+	gate.closed.Store(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- RunGated(ctx, &fakeTasks{msgs: make(chan *queue.TaskMsg)}, pub, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20,
+			StatusEvery: time.Hour, Counters: &Counters{}}, gate)
+	}()
+	waitUntil(t, "a status saying paused after three failed puts", func() bool {
+		s := pub.reported()
+		return len(s) > 0 && s[0].Paused == "told so"
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -470,13 +470,18 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // statusPublisher records the statuses a worker stores.
 type statusPublisher struct {
 	fakePublisher
-	smu      sync.Mutex
-	statuses []queue.WorkerStatus
+	smu       sync.Mutex
+	statuses  []queue.WorkerStatus
+	failFirst int // this many puts fail first, as before a coordinator made the bucket
 }
 
 func (p *statusPublisher) PutWorkerStatus(_ context.Context, s queue.WorkerStatus) error {
 	p.smu.Lock()
 	defer p.smu.Unlock()
+	if p.failFirst > 0 {
+		p.failFirst--
+		return errors.New("bucket not found")
+	}
 	p.statuses = append(p.statuses, s)
 	return nil
 }

@@ -177,10 +177,21 @@ func TestWorker_manners(t *testing.T) {
 	w.stderr.waitLine(t, "Connected to", w.done)
 	coord := startCommand(t, jobArgs("coordinator", filepath.Join(t.TempDir(), "5x4.db"), "--nats", url)...)
 	w.stderr.waitLine(t, `msg="paused: tasks handed back, none taken"`, w.done)
-	r := run(t, "", "status", "--nats", url)
-	wantOK(t, r)
-	if !strings.Contains(r.stdout, "Worker w1 is paused: outside the hours "+hours+".") {
-		t.Errorf("status does not say w1 is paused:\n%s", r.stdout)
+	// The worker paused before the coordinator made the status bucket:
+	// it stores its status at its next poll once the bucket is there.
+	coord.stderr.waitLine(t, "tasks published", coord.done)
+	paused := "Worker w1 is paused: outside the hours " + hours + "."
+	var r result
+	for deadline := time.Now().Add(time.Minute); ; {
+		r = run(t, "", "status", "--nats", url)
+		wantOK(t, r)
+		if strings.Contains(r.stdout, paused) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if !strings.Contains(r.stdout, paused) {
+		t.Errorf("status does not say w1 is paused, a minute after the job began:\n%s", r.stdout)
 	}
 	coord.stop()
 	wr := w.stop()
