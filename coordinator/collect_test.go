@@ -65,6 +65,9 @@ func TestCollect(t *testing.T) {
 	if j.tasks.done[1] || rep1.termed != 1 || rep2.acked != 1 || mb.writes != writes {
 		t.Errorf("task 1 done %v, replies %+v %+v, %d writes: want the liar ignored and no write", j.tasks.done[1], *rep1, *rep2, mb.writes-writes)
 	}
+	if j.summary.Duplicates != 1 {
+		t.Errorf("%d duplicates counted, want the good result's second copy", j.summary.Duplicates)
+	}
 }
 
 // TestCollect_crossCheck: a cross-checked task is stored once two workers

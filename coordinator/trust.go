@@ -178,6 +178,7 @@ func (t *trust) admit(m *queue.ResultMsg) admission {
 		t.onResult(r.WorkerID, true)
 	}
 	if !needed {
+		t.sum.Duplicates++
 		return admission{} // a duplicate: the task was solved twice, or is being refereed
 	}
 	oneWord := true // stored on the sender's word alone

@@ -6,10 +6,13 @@
 # through a Toxiproxy proxy of its own (latency, jitter, bandwidth), and
 # link faults made on purpose: a link set down (packets dropped, no RST:
 # the cut of a cable, a laptop's sleep) for a while, a worker stopped
-# (SIGSTOP) for a while. It prints the job's wall time, each process's
-# CPU, the tasks solved twice, and checks the book against a one-process
-# build of the same job (their text exports, byte for byte), unless
-# --no-check. Needs root (ip netns), GNU time and Go (Toxiproxy v2.5.0 is
+# (SIGSTOP) for a while, a worker held to a share of a CPU (a cgroup), a
+# worker that leaves and joins again and again (churn). It prints the
+# job's wall time, each process's CPU, the coordinator's summary (tasks
+# solved twice among it), how soon each worker took a task again after
+# its link came back or it woke, and checks the book against a
+# one-process build of the same job (their text exports, byte for byte),
+# unless --no-check. Needs root (ip netns), GNU time and Go (Toxiproxy v2.5.0 is
 # built into DIR with go install).
 #
 # Usage: scripts/harness/netns-cluster.sh [options] DIR [-- coordinator flags...]
@@ -27,6 +30,12 @@
 #                        coordinator's link
 #       --stop W:AT:FOR  SIGSTOP worker W at AT seconds for FOR seconds
 #                        (repeatable)
+#       --slow W:PCT     hold worker W to PCT% of one CPU (a cgroup's CPU
+#                        quota) for the whole job
+#       --churn W:EVERY  worker W leaves EVERY seconds after it joined and
+#                        joins again EVERY seconds later, until the job
+#                        ends; its leaves alternate SIGINT (a clean leave:
+#                        tasks handed back) and SIGKILL (a crash)
 #       --no-check       do not build the job in one process to compare
 #       --keep           leave the namespaces and bridge (to look around)
 #
@@ -35,7 +44,7 @@
 set -euo pipefail
 
 depth=8 root="" workers=2 width=7 height=6 latency=0 jitter="" rate=0 check=1 keep=0
-cuts=() stops=()
+cuts=() stops=() slows=() churns=()
 prog=netns-cluster.sh
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib.sh
@@ -54,6 +63,8 @@ while [ $# -gt 0 ]; do
 	--rate) rate=${2:?$1 needs a value}; shift 2 ;;
 	--cut) cuts+=("${2:?$1 needs a value}"); shift 2 ;;
 	--stop) stops+=("${2:?$1 needs a value}"); shift 2 ;;
+	--slow) slows+=("${2:?$1 needs a value}"); shift 2 ;;
+	--churn) churns+=("${2:?$1 needs a value}"); shift 2 ;;
 	--no-check) check=0; shift ;;
 	--keep) keep=1; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -68,6 +79,10 @@ need_numbers depth workers width height latency rate
 [ -n "$jitter" ] || jitter=$((latency / 10))
 for spec in "${cuts[@]}" "${stops[@]}"; do
 	[[ $spec =~ ^[0-9]+:[0-9]+:[0-9]+$ ]] || die "a cut or stop is W:AT:FOR, whole numbers, not $spec"
+done
+for spec in "${slows[@]}" "${churns[@]}"; do
+	[[ $spec =~ ^[0-9]+:[1-9][0-9]*$ ]] || die "a slow or churn is W:N, whole numbers, N at least 1, not $spec"
+	[ "${spec%%:*}" -ge 1 ] && [ "${spec%%:*}" -le "$workers" ] || die "$spec: no worker ${spec%%:*} (workers 1 to $workers)"
 done
 [ "$(id -u)" -eq 0 ] || die "network namespaces need root"
 command -v ip >/dev/null || die "ip (iproute2) is needed"
@@ -99,9 +114,18 @@ say() { echo "$(date -u +%FT%TZ) $*" | tee -a "$dir/run.log" >&2; }
 net=10.77.0 bridge=c4br
 hosts=(0 $(seq "$workers"))
 addr() { if [ "$1" -eq 0 ]; then echo "$net.2"; else echo "$net.$((10 + $1))"; fi; }
+# A slow worker's cgroup: v1's cpu controller, or v2's where v1 has none.
+cgroup_dir() { # cgroup_dir W: the directory of worker W's cgroup
+	if [ -d /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cpu.cfs_period_us ]; then
+		echo "/sys/fs/cgroup/cpu/c4slow$1"
+	else
+		echo "/sys/fs/cgroup/c4slow$1"
+	fi
+}
 teardown() {
 	for h in "${hosts[@]}"; do ip netns del "c4h$h" 2>/dev/null || true; done
 	ip link del "$bridge" 2>/dev/null || true
+	for w in $(seq "$workers"); do rmdir "$(cgroup_dir "$w")" 2>/dev/null || true; done
 }
 teardown
 ip link add "$bridge" type bridge
@@ -168,25 +192,72 @@ timed() { # timed HOST NAME ARGS...: c4book in the namespace of HOST, under GNU 
 	pids+=($!)
 	started=$!
 }
-say "depth $depth, root '${root}', ${width}x$height, $workers workers; links: latency ${latency} ms each way (jitter $jitter), rate ${rate:-0} KB/s; cuts ${cuts[*]:-none}; stops ${stops[*]:-none}"
+say "depth $depth, root '${root}', ${width}x$height, $workers workers; links: latency ${latency} ms each way (jitter $jitter), rate ${rate:-0} KB/s; cuts ${cuts[*]:-none}; stops ${stops[*]:-none}; slow ${slows[*]:-none}; churn ${churns[*]:-none}"
+declare -a slowpct
+for spec in "${slows[@]}"; do
+	IFS=: read -r w pct <<<"$spec"
+	cg=$(cgroup_dir "$w")
+	mkdir -p "$cg" || die "cannot make the cgroup $cg"
+	if [ -f "$cg/cpu.cfs_quota_us" ]; then
+		echo 100000 >"$cg/cpu.cfs_period_us"
+		echo $((pct * 1000)) >"$cg/cpu.cfs_quota_us"
+	else
+		echo "$((pct * 1000)) 100000" >"$cg/cpu.max" || die "cannot set cpu.max in $cg (is the cpu controller enabled?)"
+	fi
+	slowpct[w]=$pct
+done
 start=$(date +%s)
 timed 0 coordinator coordinator --depth "$depth" --root "$root" --book "$book" --listen 0.0.0.0:4222 "${board[@]}" "${extra[@]}"
 coord=$started
 sleep 2
-declare -a wpids
-for w in $(seq "$workers"); do
-	timed "$w" "w$w" worker --nats "${nats_url[w]}" --nkey "$dir/w$w.nkey" --concurrency 1
+declare -a wpids wruns
+join() { # join W: start worker W (again), its log numbered by its run
+	local w=$1
+	wruns[w]=$((${wruns[w]:-0} + 1))
+	local name="w$w"
+	[ "${wruns[w]}" -eq 1 ] || name="w$w.${wruns[w]}"
+	timed "$w" "$name" worker --nats "${nats_url[w]}" --nkey "$dir/w$w.nkey" --concurrency 1 --log-level debug
 	wpids[w]=$started
-done
+	if [ -n "${slowpct[w]:-}" ]; then
+		local pid
+		for _ in $(seq 50); do pid=$(pgrep -P "$started" | head -1) && [ -n "$pid" ] && break; sleep 0.1; done
+		echo "$pid" >"$(cgroup_dir "$w")/cgroup.procs" || die "cannot put worker $w in its cgroup"
+	fi
+}
+for w in $(seq "$workers"); do join "$w"; done
 
 # The faults, on their schedule.
 events=()
 for spec in "${cuts[@]}"; do IFS=: read -r w at for <<<"$spec"; events+=("$at down $w" "$((at + for)) up $w"); done
 for spec in "${stops[@]}"; do IFS=: read -r w at for <<<"$spec"; events+=("$at stop $w" "$((at + for)) cont $w"); done
-mapfile -t events < <(printf '%s\n' "${events[@]}" | sort -n)
+if [ "${#events[@]}" -gt 0 ]; then
+	mapfile -t events < <(printf '%s\n' "${events[@]}" | sort -n)
+fi
+declare -a churn_every churn_next churn_in churn_kills
+for spec in "${churns[@]}"; do
+	IFS=: read -r w every <<<"$spec"
+	churn_every[w]=$every churn_next[w]=$every churn_in[w]=1 churn_kills[w]=0
+done
+: >"$dir/events"
 next=0
 while kill -0 "$coord" 2>/dev/null; do
 	now=$(($(date +%s) - start))
+	for w in "${!churn_every[@]}"; do
+		[ "$now" -ge "${churn_next[w]}" ] || continue
+		if [ "${churn_in[w]}" -eq 1 ]; then
+			if [ $((churn_kills[w] % 2)) -eq 0 ]; then sig=INT; else sig=KILL; fi
+			churn_kills[w]=$((churn_kills[w] + 1))
+			kill -"$sig" "$(pgrep -P "${wpids[w]}" | head -1)" 2>/dev/null || true
+			churn_in[w]=0
+			say "at ${now}s: worker $w leaves (SIG$sig)"
+		else
+			join "$w"
+			churn_in[w]=1
+			echo "$(date +%s) join $w" >>"$dir/events"
+			say "at ${now}s: worker $w joins"
+		fi
+		churn_next[w]=$((now + churn_every[w]))
+	done
 	while [ "$next" -lt "${#events[@]}" ]; do
 		read -r at what h <<<"${events[next]}"
 		[ "$now" -ge "$at" ] || break
@@ -196,6 +267,7 @@ while kill -0 "$coord" 2>/dev/null; do
 		stop) kill -STOP "$(pgrep -P "${wpids[h]}" | head -1)" ;;
 		cont) kill -CONT "$(pgrep -P "${wpids[h]}" | head -1)" ;;
 		esac
+		echo "$(date +%s) $what $h" >>"$dir/events"
 		say "at ${now}s: $what host $h"
 		next=$((next + 1))
 	done
@@ -207,11 +279,30 @@ say "coordinator done after ${wall}s"
 for w in $(seq "$workers"); do kill -INT "$(pgrep -P "${wpids[w]}" | head -1)" 2>/dev/null || true; done
 sleep 2
 
+# How soon each worker took a task again after its link came back or it
+# woke: the first "task taken" of its log after the event (the logs' times
+# are to the second, local time).
+while read -r at what w; do
+	case $what in up | cont | join) ;; *) continue ;; esac
+	[ "$w" -ge 1 ] || continue
+	logs=("$dir/logs/w$w.err")
+	for f in "$dir/logs/w$w".*.err; do [ -f "$f" ] && logs+=("$f"); done
+	first=$(awk -v at="$(date -d "@$at" +%T)" '
+		/msg="task taken"/ { match($0, /time=[0-9:]+/); t = substr($0, RSTART + 5, RLENGTH - 5); if (t >= at && (first == "" || t < first)) first = t }
+		END { print first }' "${logs[@]}")
+	if [ -n "$first" ]; then
+		delay=$(($(date -d "$first" +%s) - $(date -d "$(date -d "@$at" +%T)" +%s)))
+		say "worker $w: a task taken ${delay}s after $what at $(date -d "@$at" +%T)"
+	else
+		say "worker $w: no task taken after $what at $(date -d "@$at" +%T)"
+	fi
+done <"$dir/events"
+
 cpu() { awk -F': ' '/User time|System time/ {c += $2} END {printf "%.1f", c}' "$1"; }
 for f in "$dir"/logs/*.time; do
 	say "$(basename "$f" .time): CPU $(cpu "$f") s"
 done
-grep -E "tasks|solved twice|copies|cross" "$dir/logs/coordinator.out" | head -20 | while read -r l; do say "summary: $l"; done
+{ grep -E "tasks|solved twice|copies|cross" "$dir/logs/coordinator.out" || true; } | head -20 | while read -r l; do say "summary: $l"; done
 if [ "$check" -eq 1 ]; then
 	alone=$dir/alone.db
 	[ -d "$alone" ] || "$c4book" generate --depth "$depth" --root "$root" --book "$alone" "${board[@]}" --workers 2 >/dev/null 2>&1

@@ -41,6 +41,12 @@ func TestWrite(t *testing.T) {
 	if !strings.HasPrefix(got, "Job j incomplete") || value(got, "cross-checks") != "skipped" || value(got, "cpu time") != "1.50s" {
 		t.Errorf("summary of a lone worker's failed job:\n%s", got)
 	}
+	out.Reset()
+	Write(&out, coordinator.Summary{JobID: "j", Duplicates: 3, Workers: map[string]queue.WorkerResults{"a": {Accepted: 40}, "b": {Accepted: 20}}}, Options{Book: "b.db"})
+	got = out.String()
+	if value(got, "results not needed") != "3" || !strings.Contains(got, "(5.0% of the results accepted; tasks solved twice") {
+		t.Errorf("summary with tasks solved twice:\n%s", got)
+	}
 }
 
 // TestWriteByWorker: the summary's lines by worker, with the results
