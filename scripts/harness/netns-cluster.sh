@@ -36,6 +36,10 @@
 #                        joins again EVERY seconds later, until the job
 #                        ends; its leaves alternate SIGINT (a clean leave:
 #                        tasks handed back) and SIGKILL (a crash)
+#       --reference BOOK check the book against BOOK (a complete book of
+#                        this board at least as deep: the digests of the
+#                        job's root and depth in both, equal) instead of a
+#                        one-process build
 #       --no-check       do not build the job in one process to compare
 #       --keep           leave the namespaces and bridge (to look around)
 #
@@ -43,7 +47,7 @@
 #   sudo scripts/harness/netns-cluster.sh --depth 10 --width 5 --height 4 --latency 25 /tmp/ns1
 set -euo pipefail
 
-depth=8 root="" workers=2 width=7 height=6 latency=0 jitter="" rate=0 check=1 keep=0
+depth=8 root="" workers=2 width=7 height=6 latency=0 jitter="" rate=0 check=1 keep=0 reference=""
 cuts=() stops=() slows=() churns=()
 prog=netns-cluster.sh
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--stop) stops+=("${2:?$1 needs a value}"); shift 2 ;;
 	--slow) slows+=("${2:?$1 needs a value}"); shift 2 ;;
 	--churn) churns+=("${2:?$1 needs a value}"); shift 2 ;;
+	--reference) reference=${2:?$1 needs a value}; shift 2 ;;
 	--no-check) check=0; shift ;;
 	--keep) keep=1; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -303,7 +308,17 @@ for f in "$dir"/logs/*.time; do
 	say "$(basename "$f" .time): CPU $(cpu "$f") s"
 done
 { grep -E "tasks|solved twice|copies|cross" "$dir/logs/coordinator.out" || true; } | head -20 | while read -r l; do say "summary: $l"; done
-if [ "$check" -eq 1 ]; then
+if [ "$check" -eq 1 ] && [ -n "$reference" ]; then
+	digest() { "$c4book" book digest --root "$root" --depth "$depth" --book "$1" "${board[@]}" 2>"$dir/logs/digest.err"; }
+	mine=$(digest "$book") || die "digest of the book failed: $dir/logs/digest.err"
+	theirs=$(digest "$reference") || die "digest of $reference failed: $dir/logs/digest.err"
+	if [ "$mine" = "$theirs" ]; then
+		say "PASS: the book's digest under '$root' to depth $depth equals $reference's ($mine)"
+	else
+		say "FAIL: the book's digest under '$root' to depth $depth is $mine, $reference's is $theirs"
+		exit 1
+	fi
+elif [ "$check" -eq 1 ]; then
 	alone=$dir/alone.db
 	[ -d "$alone" ] || "$c4book" generate --depth "$depth" --root "$root" --book "$alone" "${board[@]}" --workers 2 >/dev/null 2>&1
 	"$c4book" book export --book "$book" >"$dir/cluster.txt" 2>/dev/null
