@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -114,4 +115,41 @@ func TestServe_tablesBeyondMemory(t *testing.T) {
 		break
 	}
 	wantErr(t, cmd.wait(), "serve.solvers: 2 solvers with a table of solver.tt-size", "more than the memory of this machine", "lower serve.solvers, or solver.tt-size to at most")
+}
+
+// TestServe_shippedBook: serve with no --book serves the book shipped for
+// 7x6: the empty board, with every column scored from the book, and the
+// page.
+func TestServe_shippedBook(t *testing.T) {
+	t.Parallel()
+	addr := testaddr.Free(t)
+	cmd := startCommand(t, "serve", "--listen", addr, "--solvers=1", testTTSize)
+	cmd.stderr.waitLine(t, "Serving book", cmd.done)
+	base := "http://" + addr
+	var a serve.Answer
+	if st := getAnswer(t, base+"/v1/position?moves=", &a); st != 200 || a.Source != "book" || a.BookDepth != 12 || a.Score != 1 {
+		t.Fatalf("the empty board: status %d, %+v", st, a)
+	}
+	var scores []int
+	for _, c := range a.Columns {
+		if c == nil || c.Source != "book" {
+			t.Fatalf("the empty board: column %+v not from the book", c)
+		}
+		scores = append(scores, c.Score)
+	}
+	if got := fmt.Sprint(scores); got != "[-2 -1 0 1 0 -1 -2]" {
+		t.Errorf("the empty board's columns score %s, want Pons' [-2 -1 0 1 0 -1 -2]", got)
+	}
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("the page: status %d", resp.StatusCode)
+	}
+	cmd.cancel()
+	if r := cmd.wait(); r.err != nil {
+		t.Errorf("Ctrl-C: %v\n%s", r.err, r.stderr)
+	}
 }
