@@ -20,7 +20,9 @@
 #   -k, --workers K        worker processes (default 2)
 #   -c, --concurrency N    solving threads of each worker (default 1)
 #       --tt-size SIZE     table of each worker (default worker.tt-size)
-#       --nice N           run the workers at niceness N (nice -n N), as
+#       --nice N           run the workers at niceness N (nice -n N, and
+#                          their session groups too where the kernel
+#                          groups by session: sched_autogroup), as
 #                          on a machine whose owner's work goes first
 #       --kill-worker S    kill -9 worker 1 S seconds after the start, and
 #                          start it again 10 seconds later
@@ -99,19 +101,35 @@ worker_args=(worker --nats "$url" --concurrency "$concurrency")
 
 # timed NAME ARGS... starts c4book under GNU time in the background, its
 # report in logs/NAME.RUN.N.time, and sets started to the pid of time. A
-# worker (NAME w1, w2, ...) runs at the niceness of --nice, if given (nice
-# executes c4book in its place: c4book is still time's child).
+# worker (NAME w1, w2, ...) runs at the niceness of --nice, if given (setsid
+# and nice execute c4book in their place: c4book is still time's child).
+# Where the kernel groups processes by session (sched_autogroup), niceness
+# orders the processes of a session only, and each session gets an equal
+# share of the CPUs: a worker then runs in a session of its own, and that
+# session's group gets the niceness too, so that it yields to every other.
 started=""
 timed() {
-	local name=$1 n prog=("$c4book")
+	local name=$1 n prog=("$c4book") c
 	shift
 	if [ -n "$worker_nice" ] && [[ $name == w* ]]; then
-		prog=(nice -n "$worker_nice" "$c4book")
+		prog=(setsid nice -n "$worker_nice" "$c4book")
 	fi
 	n=$(find "$dir/logs" -name "$name.$run.*.time" | wc -l)
 	: >"$dir/logs/$name.$run.$n.time"
 	/usr/bin/time -v -o "$dir/logs/$name.$run.$n.time" "${prog[@]}" "$@" >"$dir/logs/$name.$run.$n.out" 2>"$dir/logs/$name.$run.$n.err" &
 	started=$!
+	if [ -n "$worker_nice" ] && [[ $name == w* ]] && [ -f /proc/self/autogroup ]; then
+		# Once c4book is in its own session (its group no longer ours).
+		for _ in $(seq 100); do
+			c=$(child "$started") && [ -n "$c" ] &&
+				[ "$(cut -d' ' -f1 "/proc/$c/autogroup" 2>/dev/null)" != "$(cut -d' ' -f1 /proc/$$/autogroup)" ] && break
+			c=""
+			sleep 0.05
+		done
+		if [ -z "$c" ] || ! echo "$worker_nice" >"/proc/$c/autogroup" 2>/dev/null; then
+			echo "keyed-cluster.sh: $name: could not set its session group's niceness (/proc/PID/autogroup): it may take an equal share of the CPUs" >&2
+		fi
+	fi
 }
 
 # child prints the pid of c4book under the time process $1.
