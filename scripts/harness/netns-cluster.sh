@@ -282,7 +282,11 @@ wait "$coord" || die "the coordinator failed: $dir/logs/coordinator.err"
 wall=$(($(date +%s) - start))
 say "coordinator done after ${wall}s"
 for w in $(seq "$workers"); do kill -INT "$(pgrep -P "${wpids[w]}" | head -1)" 2>/dev/null || true; done
-sleep 2
+# Until each has written its figures (a worker may take a few seconds to
+# give up on a server that is gone).
+for w in $(seq "$workers"); do
+	for _ in $(seq 150); do kill -0 "${wpids[w]}" 2>/dev/null || break; sleep 0.1; done
+done
 
 # How soon each worker took a task again after its link came back or it
 # woke: the first "task taken" of its log after the event (the logs' times
