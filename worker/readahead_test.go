@@ -139,7 +139,9 @@ func TestRun_readAheadStopped(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- Run(ctx, tasks, &fakePublisher{}, Config{ID: "w", Concurrency: 2, TableBytes: 1 << 20}) }()
+	go func() {
+		done <- Run(ctx, tasks, &fakePublisher{}, Config{ID: "w", Concurrency: 2, TableBytes: 1 << 20})
+	}()
 	waitUntil(t, "20 tasks solved", func() bool { return count(func(r *replies) int { return r.acked }) >= 20 })
 	cancel()
 	if err := <-done; err != nil {
