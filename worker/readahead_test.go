@@ -76,21 +76,28 @@ func (s *slowTasks) Next(ctx context.Context) (*queue.TaskMsg, error) {
 	return m, err
 }
 
+// quickTasks returns n tasks of one 5x4 position each, solved in
+// microseconds, each handed over after delay, and their replies.
+func quickTasks(tb testing.TB, n int, delay time.Duration) (*slowTasks, []*replies) {
+	b := solver.MustBoard(5, 4)
+	tasks := &slowTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg, n)}, delay: delay}
+	reps := make([]*replies, n)
+	for i := range n {
+		reps[i] = &replies{}
+		task := queue.Task{JobID: "j", TaskID: uint64(i + 1), Width: 5, Height: 4, Keys: keysOf(tb, b, "1234512345")}
+		tasks.msgs <- queue.NewTaskMsg(task, uint64(i+1), 1, reps[i])
+	}
+	return tasks, reps
+}
+
 // TestRun_readAhead: over a slow link, with tasks solved in far less than
 // its round trip, one thread keeps several requests out, and every task is
 // solved once, whichever request brought it (the last task, brought by the
 // last request out while the first waits for one that will never come,
 // is solved too).
 func TestRun_readAhead(t *testing.T) {
-	b := solver.MustBoard(5, 4)
 	const n = 40
-	tasks := &slowTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg, n)}, delay: 40 * time.Millisecond}
-	reps := make([]*replies, n)
-	for i := range n {
-		reps[i] = &replies{}
-		task := queue.Task{JobID: "j", TaskID: uint64(i + 1), Width: 5, Height: 4, Keys: keysOf(t, b, "1234512345")}
-		tasks.msgs <- queue.NewTaskMsg(task, uint64(i+1), 1, reps[i])
-	}
+	tasks, reps := quickTasks(t, n, 40*time.Millisecond)
 	pub := &fakePublisher{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -121,15 +128,8 @@ func TestRun_readAhead(t *testing.T) {
 // every task they brought: each task is solved, handed back or never
 // taken, none held.
 func TestRun_readAheadStopped(t *testing.T) {
-	b := solver.MustBoard(5, 4)
 	const n = 200
-	tasks := &slowTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg, n)}, delay: 20 * time.Millisecond}
-	reps := make([]*replies, n)
-	for i := range n {
-		reps[i] = &replies{}
-		task := queue.Task{JobID: "j", TaskID: uint64(i + 1), Width: 5, Height: 4, Keys: keysOf(t, b, "1234512345")}
-		tasks.msgs <- queue.NewTaskMsg(task, uint64(i+1), 1, reps[i])
-	}
+	tasks, reps := quickTasks(t, n, 20*time.Millisecond)
 	count := func(what func(r *replies) int) int {
 		sum := 0
 		for _, r := range reps {
