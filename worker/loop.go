@@ -12,44 +12,37 @@ import (
 
 // loop takes and solves tasks until ctx is done or the worker is idle. It
 // asks for its next task as soon as it starts on one (fetch), so that the
-// next is at hand when this one is solved, more than one ahead over a slow
-// link (readahead.go), and hands each task solved to a delivery of its
-// own (deliver), which publishes the result and acks the task while the
-// thread goes on: the thread's round trips to the server overlap its
-// solving.
+// next is at hand when this one is solved, and hands each task solved to
+// a delivery of its own (deliver), which publishes the result and acks
+// the task while the thread goes on: the thread's round trips to the
+// server overlap its solving.
 func (w *worker) loop(ctx context.Context, th *thread) {
 	index := th.index
-	var p pace
-	// The requests out bring their tasks here, in the order they come.
-	arrivals := make(chan taken, maxReadAhead+1)
-	out := 0 // requests out
-	request := func() {
-		out++
-		w.fetch(ctx, arrivals)
-	}
-	request()
+	ahead := w.fetch(ctx)
 	for {
-		t := w.awaitOrHelp(ctx, th, arrivals)
-		out--
+		t := w.awaitOrHelp(ctx, th, ahead)
+		ahead = nil
 		msg, err := t.msg, t.err
 		switch {
 		case ctx.Err() != nil:
 			if err == nil && msg != nil {
 				// Taken as the worker was being stopped: handed back at
 				// once, not left to wait out its AckWait.
-				w.handBack(t)
+				w.log.Info("interrupted: task handed back", "task", msg.Task.TaskID, "job", msg.Task.JobID)
+				t.stop()
+				w.HandedBack.Add(1)
+				if err := msg.Nak(queue.MinNakDelay); err != nil {
+					w.log.Debug("handing a task back", "error", err)
+				}
 			}
-			w.drain(arrivals, out)
 			return
 		case errors.Is(err, errIdle):
 			w.log.Info("no task came: leaving", "thread", index, "idle", w.cfg.IdleExit)
-			w.drain(arrivals, out)
 			return
 		case errors.Is(err, queue.ErrClosed):
 			// Closed under the worker (nats.go gives up on a server
 			// that refuses the credentials again): nothing will come.
 			w.fail(err)
-			w.drain(arrivals, out)
 			return
 		case err != nil:
 			// next waits out every other failure.
@@ -59,65 +52,35 @@ func (w *worker) loop(ctx context.Context, th *thread) {
 			} else {
 				w.log.Warn("taking a task", "error", err)
 			}
-			if out == 0 {
-				request()
-			}
+			ahead = w.fetch(ctx)
 			continue
 		}
-		p.fetched(t.took)
-		for out < p.ahead() {
-			request()
-		}
-		start := time.Now()
+		ahead = w.fetch(ctx)
 		w.handle(ctx, th, msg, t.stop)
-		p.solved(time.Since(start))
-	}
-}
-
-// handBack gives t's task back to the queue at once, not left to wait out
-// its AckWait.
-func (w *worker) handBack(t taken) {
-	w.log.Info("interrupted: task handed back", "task", t.msg.Task.TaskID, "job", t.msg.Task.JobID)
-	t.stop()
-	w.HandedBack.Add(1)
-	if err := t.msg.Nak(queue.MinNakDelay); err != nil {
-		w.log.Debug("handing a task back", "error", err)
-	}
-}
-
-// drain waits for the out requests still out, which end with the loop's
-// ctx, the worker's idleness or its connection's closing, and hands back a
-// task any of them brought meanwhile.
-func (w *worker) drain(arrivals <-chan taken, out int) {
-	for ; out > 0; out-- {
-		if t := <-arrivals; t.err == nil && t.msg != nil {
-			w.handBack(t)
-		}
 	}
 }
 
 // taken is a task taken from the queue, kept alive (InProgress) until
-// stop is called, or the error of the attempt; took is how long the
-// request took.
+// stop is called, or the error of the attempt.
 type taken struct {
 	msg  *queue.TaskMsg
 	stop func()
 	err  error
-	took time.Duration
 }
 
-// fetch starts taking a task: arrivals gets it, kept alive from the moment
-// it comes, or next's error. arrivals must have room for every request out.
-func (w *worker) fetch(ctx context.Context, arrivals chan<- taken) {
+// fetch starts taking the next task: the channel delivers it, kept alive
+// from the moment it comes, or next's error.
+func (w *worker) fetch(ctx context.Context) <-chan taken {
+	ch := make(chan taken, 1)
 	go func() {
-		start := time.Now()
 		msg, err := w.next(ctx)
 		if err != nil {
-			arrivals <- taken{err: err}
+			ch <- taken{err: err}
 			return
 		}
-		arrivals <- taken{msg: msg, stop: w.keep(ctx, msg), took: time.Since(start)}
+		ch <- taken{msg: msg, stop: w.keep(ctx, msg)}
 	}()
+	return ch
 }
 
 // keep reports progress on msg (InProgress) every heartbeat until the
@@ -312,11 +275,10 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg, sto
 }
 
 // deliveriesPerThread is the most tasks of one thread being delivered
-// (published and acked: two round trips) at once; a thread with as many
-// waits before it hands over the next, so that a slow server slows the
-// solving down rather than piling results up. Over a slow link, short
-// tasks need many: a round trip of 200 ms and tasks of 25 ms, 17.
-const deliveriesPerThread = 2 * maxReadAhead
+// (published and acked) at once; a thread with as many waits before it
+// hands over the next, so that a slow server slows the solving down
+// rather than piling results up.
+const deliveriesPerThread = 2
 
 // deliverGrace is how long the delivery of a task solved goes on once the
 // worker is stopped: the result is worth publishing, but a server that
