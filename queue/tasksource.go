@@ -91,22 +91,30 @@ func (s *TaskSource) consumer(ctx context.Context, lane int) (jetstream.Consumer
 // AckWait returns the task consumers' AckWait, as the last coordinator to
 // start set it, read again when the last reading is over a few seconds
 // old: a worker must report progress on a task more often than that. While
-// the server does not answer, it returns the last value read.
+// the server does not answer, it returns the last value read. The reading
+// is a round trip to the server, made without holding the source's lock:
+// over a slow link, the threads taking tasks meanwhile do not wait for it.
 func (s *TaskSource) AckWait() time.Duration {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if time.Since(s.readAt) > ackWaitFresh {
-		s.readAt = time.Now()
-		cons := s.cons[max(s.lane, 0)]
-		if cons == nil {
-			return s.ackWait
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if info, err := cons.Info(ctx); err == nil {
-			s.ackWait = info.Config.AckWait
-		}
+	ackWait := s.ackWait
+	cons := s.cons[max(s.lane, 0)]
+	stale := time.Since(s.readAt) > ackWaitFresh && cons != nil
+	if stale {
+		s.readAt = time.Now() // one reading at a time
 	}
+	s.mu.Unlock()
+	if !stale {
+		return ackWait
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return ackWait
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ackWait = info.Config.AckWait
 	return s.ackWait
 }
 

@@ -20,7 +20,9 @@ func (w *worker) loop(ctx context.Context, th *thread) {
 	index := th.index
 	ahead := w.fetch(ctx)
 	for {
+		waitFrom := time.Now()
 		t := w.awaitOrHelp(ctx, th, ahead)
+		w.TaskWait.Add(int64(time.Since(waitFrom)))
 		ahead = nil
 		msg, err := t.msg, t.err
 		switch {
@@ -265,7 +267,9 @@ func (w *worker) handle(ctx context.Context, th *thread, msg *queue.TaskMsg, sto
 		return
 	}
 	res.WorkerID = w.cfg.ID
+	waitFrom := time.Now()
 	th.delivering <- struct{}{} // at most deliveriesPerThread in flight
+	w.DeliveryWait.Add(int64(time.Since(waitFrom)))
 	w.deliveries.Add(1)
 	go func() {
 		defer w.deliveries.Done()

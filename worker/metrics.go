@@ -1,6 +1,10 @@
 package worker
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Collector returns a Prometheus collector of c, read when scraped, for a
 // worker of threads solving threads (docs/cli.md, "Metrics"). The counts
@@ -23,11 +27,13 @@ var (
 	handedBackDesc = prometheus.NewDesc("c4book_worker_tasks_handed_back_total", "Tasks the worker handed back unsolved: interrupted, a solver failure, a result it could not publish.", nil, nil)
 	busyDesc       = prometheus.NewDesc("c4book_worker_threads_busy", "Threads of the worker working on a task now.", nil, nil)
 	threadsDesc    = prometheus.NewDesc("c4book_worker_threads", "Solving threads of the worker.", nil, nil)
+	taskWaitDesc   = prometheus.NewDesc("c4book_worker_task_wait_seconds_total", "Time the worker's threads waited for a task to come, summed over threads: the round trips of taking one, and a queue with none.", nil, nil)
+	delivWaitDesc  = prometheus.NewDesc("c4book_worker_delivery_wait_seconds_total", "Time the worker's threads waited for results in flight to be published and acked before handing over the next, summed over threads.", nil, nil)
 )
 
 // Describe sends the descriptions of the worker's metrics.
 func (cc countersCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{solvedDesc, nodesDesc, tasksDesc, handedBackDesc, busyDesc, threadsDesc} {
+	for _, d := range []*prometheus.Desc{solvedDesc, nodesDesc, tasksDesc, handedBackDesc, busyDesc, threadsDesc, taskWaitDesc, delivWaitDesc} {
 		ch <- d
 	}
 }
@@ -41,4 +47,6 @@ func (cc countersCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(handedBackDesc, prometheus.CounterValue, float64(c.HandedBack.Load()))
 	ch <- prometheus.MustNewConstMetric(busyDesc, prometheus.GaugeValue, float64(c.Busy.Load()))
 	ch <- prometheus.MustNewConstMetric(threadsDesc, prometheus.GaugeValue, float64(cc.threads))
+	ch <- prometheus.MustNewConstMetric(taskWaitDesc, prometheus.CounterValue, time.Duration(c.TaskWait.Load()).Seconds())
+	ch <- prometheus.MustNewConstMetric(delivWaitDesc, prometheus.CounterValue, time.Duration(c.DeliveryWait.Load()).Seconds())
 }

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -18,6 +19,8 @@ func TestCounters_Collector(t *testing.T) {
 	c.Tasks.Add(5)
 	c.HandedBack.Add(1)
 	c.Busy.Add(2)
+	c.TaskWait.Add(int64(1500 * time.Millisecond))
+	c.DeliveryWait.Add(int64(250 * time.Millisecond))
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -28,12 +31,14 @@ func TestCounters_Collector(t *testing.T) {
 		got[mf.GetName()] = m.GetGauge().GetValue() + m.GetCounter().GetValue()
 	}
 	want := map[string]float64{
-		"c4book_worker_positions_solved_total":  40,
-		"c4book_worker_nodes_total":             1000,
-		"c4book_worker_tasks_done_total":        5,
-		"c4book_worker_tasks_handed_back_total": 1,
-		"c4book_worker_threads_busy":            2,
-		"c4book_worker_threads":                 3,
+		"c4book_worker_positions_solved_total":      40,
+		"c4book_worker_nodes_total":                 1000,
+		"c4book_worker_tasks_done_total":            5,
+		"c4book_worker_tasks_handed_back_total":     1,
+		"c4book_worker_threads_busy":                2,
+		"c4book_worker_threads":                     3,
+		"c4book_worker_task_wait_seconds_total":     1.5,
+		"c4book_worker_delivery_wait_seconds_total": 0.25,
 	}
 	if len(got) != len(want) {
 		t.Errorf("metrics %v, want %v", got, want)

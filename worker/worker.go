@@ -117,6 +117,14 @@ type Counters struct {
 	HandedBack atomic.Uint64 // tasks handed back unsolved: interrupted, a solver failure, a result not published
 	Busy       atomic.Int64  // threads working on a task now
 	Job        atomic.Value  // string: the job of the last task taken
+
+	// Where the threads waited instead of solving, in nanoseconds summed
+	// over threads: for a task to come (the round trips of taking one,
+	// and a queue with none), and for a delivery to finish before
+	// handing over the next (deliveriesPerThread in flight). On a slow
+	// link they say what the link costs.
+	TaskWait     atomic.Int64
+	DeliveryWait atomic.Int64
 }
 
 // LastJob returns the job of the last task taken, "" before the first.
@@ -172,7 +180,9 @@ func Run(ctx context.Context, tasks Tasks, pub Publisher, cfg Config) error {
 	if err := pub.RemoveWorkerStatus(rmCtx, cfg.ID); err != nil {
 		w.log.Debug("removing worker status", "error", err)
 	}
-	w.log.Info("worker stopped", "tasks", w.Tasks.Load(), "positions", w.Solved.Load(), "nodes", w.Nodes.Load())
+	w.log.Info("worker stopped", "tasks", w.Tasks.Load(), "positions", w.Solved.Load(), "nodes", w.Nodes.Load(),
+		"waited_for_tasks", time.Duration(w.TaskWait.Load()).Round(time.Millisecond),
+		"waited_for_deliveries", time.Duration(w.DeliveryWait.Load()).Round(time.Millisecond))
 	if w.err != nil {
 		return fmt.Errorf("worker %s: %w", cfg.ID, w.err)
 	}

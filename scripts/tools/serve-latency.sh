@@ -6,7 +6,7 @@
 # end, every position of each asked for in turn (GET /v1/position), each
 # request timed by the client. It prints the percentiles of the
 # latencies, all and by source (book, solver), and the slowest positions,
-# then stops the server. Any book, of any board, works: positions beyond
+# then stops the server. Any book (a Pebble directory or a packed file), of any board, works: positions beyond
 # it are solved (serve.solve-timeout, 2 s by default).
 #
 # Usage: scripts/tools/serve-latency.sh [options] BOOK [-- c4book serve flags...]
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$book" ] || { usage >&2; die "no book"; }
-[ -d "$book" ] || die "no book at $book"
+[ -e "$book" ] || die "no book at $book (a Pebble directory or a packed file)"
 need_numbers games seed
 command -v taskset >/dev/null || die "taskset is needed (util-linux)"
 
