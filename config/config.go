@@ -159,6 +159,14 @@ func maxCPUThreads(s string, cpus int) (int, bool) {
 // the worker's table).
 const DefaultWorkerTTSize = 256 << 20
 
+// DefaultTaskSize is the default queue.task-size: 256 positions a task.
+// A task costs a worker a round trip to take it; over a link of 200 ms,
+// tasks of 64 (most solved in tens of milliseconds at depth 12) left the
+// workers waiting for a third of a job, and tasks of 256 none of it
+// (docs/benchmarks.md, "Over slow links"). Larger tasks also keep more of
+// a worker's table warm across its tasks, and cost the coordinator less.
+const DefaultTaskSize = 256
+
 // defaultWorkerTTSize is worker.tt-size's default: DefaultWorkerTTSize,
 // or a quarter of the machine's memory if that is less, but not below
 // solver.tt-size's default.
@@ -210,7 +218,7 @@ func Default() Config {
 		Board:  Board{Width: 7, Height: 6},
 		Solver: Solver{TTSize: solver.DefaultTableBytes, Threads: 1},
 		Book:   Book{Path: "c4book.db", MinFree: coordinator.DefaultMinFreeBytes, CacheSize: book.DefaultCacheBytes, MemTableSize: book.DefaultMemTableBytes, SnapshotInterval: time.Minute},
-		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: 64, CrossCheck: coordinator.DefaultCrossCheck, QuarantineAfter: coordinator.DefaultQuarantineAfter, Replicas: 1},
+		Queue:  Queue{AckWait: 30 * time.Second, MaxDeliver: 5, TaskSize: DefaultTaskSize, CrossCheck: coordinator.DefaultCrossCheck, QuarantineAfter: coordinator.DefaultQuarantineAfter, Replicas: 1},
 		Generate: Generate{
 			Depth: 8,
 		},

@@ -45,7 +45,7 @@ func TestKeys(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		want := map[string]string{
 			"board.width": "7", "board.height": "6", "solver.tt-size": "64MiB", "book.path": `"c4book.db"`,
-			"nats.url": `""`, "queue.ack-wait": "30s", "queue.max-deliver": "5", "queue.task-size": "64",
+			"nats.url": `""`, "queue.ack-wait": "30s", "queue.max-deliver": "5", "queue.task-size": "256",
 			"worker.concurrency": "0", "generate.depth": "8", "generate.root": `""`,
 			"log.format": `"text"`, "log.level": `"info"`,
 		}

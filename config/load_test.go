@@ -89,8 +89,8 @@ func TestLoad_precedence(t *testing.T) {
 		if cfg.Board.Width != 6 || cfg.Board.Height != 5 || cfg.Solver.TTSize != 8*MiB || cfg.Queue.AckWait != time.Minute || cfg.NATS.TLS.CA != "ca.pem" {
 			t.Errorf("got %+v, want the file's values", cfg)
 		}
-		if cfg.Queue.TaskSize != 64 {
-			t.Errorf("queue.task-size = %d, want the default 64 (not in the file)", cfg.Queue.TaskSize)
+		if cfg.Queue.TaskSize != DefaultTaskSize {
+			t.Errorf("queue.task-size = %d, want the default %d (not in the file)", cfg.Queue.TaskSize, DefaultTaskSize)
 		}
 	})
 	t.Run("default file in Dir", func(t *testing.T) {

@@ -158,6 +158,7 @@ type Summary struct {
 	CrossSkipped  int64            // cross-checked tasks no other identity came to check: stored on the first answer (parked tasks, taskTable.parked)
 	Requeued      int64            // positions stored on the word of workers quarantined later, marked not done and solved again
 	Overdue       int64            // tasks published again because they were out too long (overdue.go)
+	TailCopies    int64            // copies of tasks out for long at the job's end, for idle workers: stragglers (overdue.go)
 	Duplicates    int64            // results accepted of tasks already decided or being refereed: tasks solved twice (redelivered, overdue, a worker that came back late)
 	Repaired      []string         // parts of the queue deleted while the job ran, set up again (queue.Conn.RepairQueue)
 	ByWorker      map[string]int64 // positions solved in this run, by worker id

@@ -286,7 +286,8 @@ func TestRun_unsignedResults(t *testing.T) {
 // TestRun_hoarder: a worker that takes tasks and holds them, telling the
 // server it is still at them, never answering, does not stall the job:
 // its tasks are overdue once honest answers came for tasks published
-// after them, and are published again for others. Before, the job waited
+// after them (or, at the job's end, get tail copies), and are published
+// again for others. Before, the job waited
 // for as long as the hoarder held on.
 func TestRun_hoarder(t *testing.T) {
 	t.Parallel()
@@ -343,9 +344,71 @@ func TestRun_hoarder(t *testing.T) {
 	if runErr != nil {
 		t.Fatalf("the job with a hoarder: %v", runErr)
 	}
-	if sum.Overdue < int64(len(held)) {
-		t.Errorf("%d tasks published again as overdue, want at least the %d held", sum.Overdue, len(held))
+	if sum.Overdue+sum.TailCopies < int64(len(held)) {
+		t.Errorf("%d tasks published again as overdue and %d as tail copies, want at least the %d held", sum.Overdue, sum.TailCopies, len(held))
 	}
 	checkBook(t, b, k.book, spec.Root, spec.Depth)
-	t.Logf("%d tasks overdue, published again; wall %v", sum.Overdue, sum.Wall)
+	t.Logf("%d tasks overdue, %d tail copies; wall %v", sum.Overdue, sum.TailCopies, sum.Wall)
+}
+
+// TestRun_straggler: a worker that holds a task to the job's end, honestly
+// at it (InProgress) but slow, does not hold the job for its time: once no
+// lane has a task waiting, the task gets a copy for the worker with nothing
+// to do, long before it would be overdue (four AckWaits, 2 min here).
+// Without tail copies the job waited for the overdue copy.
+func TestRun_straggler(t *testing.T) {
+	t.Parallel()
+	b := solver.MustBoard(5, 4)
+	k := newKeyedCluster(t, b, "alice", "slow")
+	k.stream.AckWait = 30 * time.Second
+	ctx, cancel := context.WithTimeout(testCtx(t), time.Minute)
+	defer cancel()
+	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
+	runDone := make(chan struct{})
+	var sum coordinator.Summary
+	var runErr error
+	go func() {
+		defer close(runDone)
+		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), StatusEvery: time.Second})
+	}()
+	sc := k.dial(t, ctx, "slow")
+	stasks, err := sc.Tasks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := stasks.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowCtx, stopSlow := context.WithCancel(ctx)
+	slowDone := make(chan struct{})
+	go func() {
+		defer close(slowDone)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-slowCtx.Done():
+				return
+			case <-tick.C:
+				_ = held.InProgress()
+			}
+		}
+	}()
+	aliceDone := k.runWorker(t, ctx, "alice")
+	<-runDone
+	stopSlow()
+	<-slowDone
+	cancel()
+	if err := <-aliceDone; err != nil {
+		t.Errorf("alice: %v", err)
+	}
+	if runErr != nil {
+		t.Fatalf("the job with a straggler: %v (waited for its task)", runErr)
+	}
+	if sum.TailCopies < 1 || sum.Overdue != 0 {
+		t.Errorf("%d tail copies, %d overdue: want the straggler's task copied at the end, none overdue", sum.TailCopies, sum.Overdue)
+	}
+	checkBook(t, b, k.book, spec.Root, spec.Depth)
+	t.Logf("%d tail copies; wall %v", sum.TailCopies, sum.Wall)
 }

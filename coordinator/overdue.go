@@ -30,9 +30,25 @@ import (
 // in their lane (or their publishing, if later) to theirs, and never less
 // than four AckWaits: an honest slow task is at worst solved twice.
 
+// Stragglers. At a job's end the lanes run dry, and the last tasks are in
+// the hands of whoever took them: a task held by a slow worker (a machine
+// whose owner is using it, at a tenth of the others' speed) holds the whole
+// job for the time that worker takes, while the others wait with nothing
+// to do. So once no lane has a task waiting, a task in a worker's hands for
+// longer than tailAfter (three times the 90th percentile of the answer
+// times, at least minTailAfter) gets one copy more, in another worker's
+// lane (copyLane): the first answer is stored, the other is a harmless
+// duplicate. It is MapReduce's backup task: at most one copy a task, so at
+// most one task a worker is solved twice, and only at the end.
+
 // overdueSamples is how many recent answer times overdueAfter is taken
 // from.
 const overdueSamples = 512
+
+// minTailAfter is the least time a task is out at a job's end before it
+// gets a copy: a worker on a slow link takes a round trip or two to
+// answer.
+const minTailAfter = 2 * time.Second
 
 // overdueWatch is what the coordinator knows of the time its tasks take.
 // It is used by the collecting goroutine only.
@@ -85,6 +101,29 @@ func (w *overdueWatch) after() time.Duration {
 	return max(w.minAfter, 10*sorted[len(sorted)*9/10])
 }
 
+// tailAfter returns how long a task may be out at a job's end (no lane
+// with a task waiting) before it gets a copy.
+func (w *overdueWatch) tailAfter() time.Duration {
+	if len(w.took) == 0 {
+		return w.minAfter // nothing known of the tasks' times: as overdue
+	}
+	sorted := slices.Sorted(slices.Values(w.took))
+	return max(minTailAfter, 3*sorted[len(sorted)*9/10])
+}
+
+// stragglers returns the tasks among out that have been in a worker's
+// hands (known so by overdue) for longer than tailAfter at now.
+func (w *overdueWatch) stragglers(out []int, now time.Time) []int {
+	limit := now.Add(-w.tailAfter()).UnixNano()
+	var slow []int
+	for _, i := range out {
+		if o := w.outAt[i]; o != 0 && o < limit {
+			slow = append(slow, i)
+		}
+	}
+	return slow
+}
+
 // overdue returns the tasks among out (indexes of tasks with a copy out)
 // that are overdue at now; waiting is the number of tasks waiting in each
 // lane, nil if unknown.
@@ -104,7 +143,8 @@ func (w *overdueWatch) overdue(out []int, now time.Time, waiting []uint64) []int
 	return late
 }
 
-// republishOverdue publishes again the tasks that are overdue.
+// republishOverdue publishes again the tasks that are overdue, and at a
+// job's end gives the stragglers a copy each.
 func (d *dispatcher) republishOverdue(ctx context.Context) error {
 	out := d.outstanding()
 	if len(out) == 0 {
@@ -114,12 +154,44 @@ func (d *dispatcher) republishOverdue(ctx context.Context) error {
 	if err != nil {
 		waiting = nil // unknown: only the tasks answered after count
 	}
-	late := d.watch.overdue(out, time.Now(), waiting)
-	if len(late) == 0 {
+	now := time.Now()
+	late := d.watch.overdue(out, now, waiting)
+	if len(late) > 0 {
+		d.sum.Overdue += int64(len(late))
+		d.log.Warn("tasks overdue, held by a worker that does not answer or lost from the queue: publishing them again",
+			"tasks", len(late), "out for more than", d.watch.after().Round(time.Second))
+		if err := d.publishAgain(ctx, late); err != nil {
+			return err
+		}
+	}
+	if !dry(waiting) {
 		return nil
 	}
-	d.sum.Overdue += int64(len(late))
-	d.log.Warn("tasks overdue, held by a worker that does not answer or lost from the queue: publishing them again",
-		"tasks", len(late), "out for more than", d.watch.after().Round(time.Second))
-	return d.publishAgain(ctx, late)
+	var slow []int
+	for _, i := range d.watch.stragglers(out, now) {
+		if d.tasks.needed(i) && d.tasks.out[i] == 1 && !slices.Contains(late, i) {
+			slow = append(slow, i)
+		}
+	}
+	if len(slow) == 0 {
+		return nil
+	}
+	d.sum.TailCopies += int64(len(slow))
+	d.log.Info("the job's last tasks: a copy of each task out for long, for a worker with nothing to do",
+		"tasks", len(slow), "out for more than", d.watch.tailAfter().Round(100*time.Millisecond))
+	return d.publishAgain(ctx, slow)
+}
+
+// dry reports whether no lane has a task waiting: the job's end, where
+// every task left is in a worker's hands. Unknown (nil) is not dry.
+func dry(waiting []uint64) bool {
+	if waiting == nil {
+		return false
+	}
+	for _, n := range waiting {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
 }

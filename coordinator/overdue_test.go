@@ -71,3 +71,41 @@ func TestOverdueWatch(t *testing.T) {
 		t.Errorf("a new copy waiting in its lane: overdue %v, want none", got)
 	}
 }
+
+// TestOverdueWatch_stragglers: at a job's end a task in a worker's hands
+// for longer than three times the 90th percentile of the answer times (at
+// least minTailAfter) is a straggler; with no answer timed yet, the
+// overdue floor applies.
+func TestOverdueWatch_stragglers(t *testing.T) {
+	t.Parallel()
+	w := newOverdueWatch(4, time.Second) // floor 4 s
+	t0 := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	if got := w.tailAfter(); got != 4*time.Second {
+		t.Errorf("tailAfter() with no answer = %v, want the overdue floor 4s", got)
+	}
+	for i := range 3 {
+		w.sent(i, 0, at(0))
+	}
+	w.sent(3, 1, at(0))
+	w.answered(0, at(1))
+	w.answered(1, at(1.5)) // 0.5 s: 3 x 0.5 s is under the least, 2 s
+	if got := w.tailAfter(); got != minTailAfter {
+		t.Errorf("tailAfter() = %v, want the least, %v", got, minTailAfter)
+	}
+	dry := make([]uint64, queue.Lanes)
+	w.overdue([]int{2, 3}, at(10), dry) // both known in a worker's hands from 10 s
+	if got := w.stragglers([]int{2, 3}, at(11.9)); len(got) != 0 {
+		t.Errorf("stragglers 1.9 s after: %v, want none", got)
+	}
+	if got := w.stragglers([]int{2, 3}, at(12.1)); !slices.Equal(got, []int{2, 3}) {
+		t.Errorf("stragglers 2.1 s after: %v, want [2 3]", got)
+	}
+	w.answered(2, at(20)) // 18.5 s after the answer before: 3 x 18.5 s = 55.5 s
+	if got := w.tailAfter(); got != 55500*time.Millisecond {
+		t.Errorf("tailAfter() = %v, want 55.5s", got)
+	}
+	if got := w.stragglers([]int{3}, at(30)); len(got) != 0 {
+		t.Errorf("stragglers 20 s after, slower answers timed: %v, want none", got)
+	}
+}

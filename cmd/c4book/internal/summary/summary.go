@@ -77,6 +77,9 @@ func Write(w io.Writer, s coordinator.Summary, o Options) {
 	if s.Overdue > 0 {
 		row("tasks overdue", human.Count(s.Overdue), "(out too long, held by a worker that does not answer or lost from the queue: published again)")
 	}
+	if s.TailCopies > 0 {
+		row("tail copies", human.Count(s.TailCopies), "(the job's last tasks, out for long in a slow worker's hands: a copy each for a worker with nothing to do; the first answer counts)")
+	}
 	if s.Duplicates > 0 {
 		var accepted uint64
 		for _, c := range s.Workers {
@@ -86,7 +89,7 @@ func Write(w io.Writer, s coordinator.Summary, o Options) {
 		if accepted > 0 {
 			share = fmt.Sprintf("%.1f%% of the results accepted; ", 100*float64(s.Duplicates)/float64(accepted))
 		}
-		row("results not needed", human.Count(s.Duplicates), "("+share+"tasks solved twice: redelivered, overdue, or answered late by a worker that came back)")
+		row("results not needed", human.Count(s.Duplicates), "("+share+"tasks solved twice: redelivered, overdue, tail copies, or answered late by a worker that came back)")
 	}
 	if s.Requeued > 0 {
 		row("solved again", human.Count(s.Requeued), "(positions of workers quarantined after their results were stored)")
