@@ -39,6 +39,8 @@ func (j *job) solve(ctx context.Context) error {
 	j.progress(book.JobSolving, doneLeaves, total, start)
 	status := time.NewTicker(j.cfg.StatusEvery)
 	defer status.Stop()
+	tail := time.NewTicker(tailLookEvery)
+	defer tail.Stop()
 	j.status.put(ctx, book.JobSolving, doneLeaves, total)
 	// Whatever the way out, a run stopped (Ctrl-C) says so, with the
 	// leaves done when it stopped.
@@ -80,6 +82,13 @@ func (j *job) solve(ctx context.Context) error {
 			j.dispatch.taskFailed(ctx, seq)
 			if err := j.dispatch.publishMore(ctx); err != nil {
 				return err
+			}
+			continue
+		case <-tail.C:
+			if j.dispatch.atEnd {
+				if err := j.dispatch.republishOverdue(ctx); err != nil {
+					return err
+				}
 			}
 			continue
 		case <-status.C:

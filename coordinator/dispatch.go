@@ -72,6 +72,10 @@ type dispatcher struct {
 	workerNo   map[string]int32
 	workerLane []seenIn // by worker number - 1
 	answerer   []int32  // by task
+
+	// atEnd: no lane had a task waiting when last looked at
+	// (republishOverdue), the job's end: look for stragglers often.
+	atEnd bool
 }
 
 // seenIn is the lane a worker answered from last, and when.
@@ -319,18 +323,21 @@ func (d *dispatcher) taskMsg(index int) (queue.Task, error) {
 const workerSeenFor = time.Minute
 
 // copyLane returns the lane of the copy-th copy (from 1) of task index:
-// where another worker than its last answerer takes it soon (a
-// cross-check needs another identity): the lane that worker answered
-// from last (the most recent of such workers), or, when that lane has no
-// task of the job left to answer but the ones in its hands, the next of
-// the job's lanes that has, where it goes on. With no other worker seen
-// in the last workerSeenFor, half the lanes away from the task's own
-// (one further for each copy more).
+// where another worker than its last answerer, and than the one likely to
+// hold its last copy, takes it soon (a cross-check needs another
+// identity; an overdue or tail copy another pair of hands): the lane that
+// worker answered from last (the most recent of such workers), or, when
+// that lane has no task of the job left to answer but the ones in its
+// hands, the next of the job's lanes that has, where it goes on. A worker
+// last seen in the lane of the task's last copy is taken for its holder.
+// With no other worker seen in the last workerSeenFor, half the lanes
+// away from the task's own (one further for each copy more).
 func (d *dispatcher) copyLane(index, copies int) int {
 	avoid := d.answerer[index]
+	holders := int(d.watch.laneOf[index]) // the lane of its last copy
 	best := seenIn{lane: -1}
 	for k, seen := range d.workerLane {
-		if int32(k+1) != avoid && seen.lane >= 0 && time.Since(seen.at) < workerSeenFor && seen.at.After(best.at) {
+		if int32(k+1) != avoid && seen.lane >= 0 && seen.lane != holders && time.Since(seen.at) < workerSeenFor && seen.at.After(best.at) {
 			best = seen
 		}
 	}

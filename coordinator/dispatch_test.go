@@ -71,9 +71,11 @@ func TestDispatcher_fewTasks(t *testing.T) {
 }
 
 // TestDispatcher_copyToAnotherWorker: a copy of a task goes to the lane
-// another worker than its answerer answered from last (or the next one
-// with tasks, when that lane has none left to hand out), so that a
-// cross-check gets a second identity soon.
+// another worker than its answerer (and than the worker last seen in the
+// lane of its last copy, its likely holder) answered from last (or the
+// next one with tasks, when that lane has none left to hand out), so that
+// a cross-check gets a second identity soon, and a straggler's task other
+// hands.
 func TestDispatcher_copyToAnotherWorker(t *testing.T) {
 	t.Parallel()
 	d, fq := publishedDispatcher(t, 10*queue.Lanes, 1, 2*queue.Lanes)
@@ -89,16 +91,26 @@ func TestDispatcher_copyToAnotherWorker(t *testing.T) {
 			t.Errorf("copy of task %d: %+v, want it in lane %d, the other worker's", tc.task, fq.published, tc.lane)
 		}
 	}
+	// A task not answered yet, out in lane 5: w2, last seen there, likely
+	// holds it; its copy goes to w1.
+	fq.published = nil
+	if err := d.publishAgain(ctx, []int{50}); err != nil {
+		t.Fatal(err)
+	}
+	if len(fq.published) != 1 || fq.published[0].Lane != 0 {
+		t.Errorf("copy of task 50, out in w2's lane: %+v, want it in lane 0, w1's", fq.published)
+	}
 	// Lane 5 has nothing left to hand out but its last task, in w2's
-	// hands: w2 goes on to lane 6, where the copy goes.
+	// hands: w2 goes on to lane 6, where the copy of a task of w1's goes.
+	d.answered(0, "w1", true) // lane 0
 	_, to := d.laneBounds(5)
 	d.next[5], d.open[5] = to, 1
 	fq.published = nil
-	if err := d.publishAgain(ctx, []int{1}); err != nil {
+	if err := d.publishAgain(ctx, []int{0}); err != nil {
 		t.Fatal(err)
 	}
 	if len(fq.published) != 1 || fq.published[0].Lane != 6 {
-		t.Errorf("copy of task 1 with w2's lane done: %+v, want it in lane 6, where w2 goes on", fq.published)
+		t.Errorf("copy of task 0 with w2's lane done: %+v, want it in lane 6, where w2 goes on", fq.published)
 	}
 }
 

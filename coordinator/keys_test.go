@@ -296,13 +296,7 @@ func TestRun_hoarder(t *testing.T) {
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
-	runDone := make(chan struct{})
-	var sum coordinator.Summary
-	var runErr error
-	go func() {
-		defer close(runDone)
-		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), StatusEvery: time.Second})
-	}()
+	job := startJob(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), StatusEvery: time.Second})
 	mc := k.dial(t, ctx, "mallory")
 	mtasks, err := mc.Tasks(ctx)
 	if err != nil {
@@ -316,27 +310,10 @@ func TestRun_hoarder(t *testing.T) {
 		}
 		held = append(held, m)
 	}
-	hoardCtx, stopHoarding := context.WithCancel(ctx)
-	hoarding := make(chan struct{})
-	go func() {
-		defer close(hoarding)
-		tick := time.NewTicker(500 * time.Millisecond) // well within AckWait (2 s)
-		defer tick.Stop()
-		for {
-			select {
-			case <-hoardCtx.Done():
-				return
-			case <-tick.C:
-				for _, m := range held {
-					_ = m.InProgress()
-				}
-			}
-		}
-	}()
+	stopHoarding := keepAt(ctx, held, 500*time.Millisecond) // well within AckWait (5 s)
 	aliceDone := k.runWorker(t, ctx, "alice")
-	<-runDone
+	sum, runErr := job()
 	stopHoarding()
-	<-hoarding
 	cancel()
 	if err := <-aliceDone; err != nil {
 		t.Errorf("alice: %v", err)
@@ -364,13 +341,7 @@ func TestRun_straggler(t *testing.T) {
 	ctx, cancel := context.WithTimeout(testCtx(t), time.Minute)
 	defer cancel()
 	spec := coordinator.Spec{Board: b, Root: "33", Depth: 8, TaskSize: 4}
-	runDone := make(chan struct{})
-	var sum coordinator.Summary
-	var runErr error
-	go func() {
-		defer close(runDone)
-		sum, runErr = coordinator.Run(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), StatusEvery: time.Second})
-	}()
+	job := startJob(ctx, coordinator.Config{Spec: spec, Book: k.book, Queue: k.conn, Stream: k.stream, Log: logger(t), StatusEvery: time.Second})
 	sc := k.dial(t, ctx, "slow")
 	stasks, err := sc.Tasks(ctx)
 	if err != nil {
@@ -380,25 +351,10 @@ func TestRun_straggler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slowCtx, stopSlow := context.WithCancel(ctx)
-	slowDone := make(chan struct{})
-	go func() {
-		defer close(slowDone)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-slowCtx.Done():
-				return
-			case <-tick.C:
-				_ = held.InProgress()
-			}
-		}
-	}()
+	stopSlow := keepAt(ctx, []*queue.TaskMsg{held}, time.Second)
 	aliceDone := k.runWorker(t, ctx, "alice")
-	<-runDone
+	sum, runErr := job()
 	stopSlow()
-	<-slowDone
 	cancel()
 	if err := <-aliceDone; err != nil {
 		t.Errorf("alice: %v", err)
@@ -411,4 +367,46 @@ func TestRun_straggler(t *testing.T) {
 	}
 	checkBook(t, b, k.book, spec.Root, spec.Depth)
 	t.Logf("%d tail copies; wall %v", sum.TailCopies, sum.Wall)
+}
+
+// startJob runs the job of cfg in the background; the returned wait gives
+// its summary and error once it ends.
+func startJob(ctx context.Context, cfg coordinator.Config) (wait func() (coordinator.Summary, error)) {
+	done := make(chan struct{})
+	var sum coordinator.Summary
+	var err error
+	go func() {
+		defer close(done)
+		sum, err = coordinator.Run(ctx, cfg)
+	}()
+	return func() (coordinator.Summary, error) {
+		<-done
+		return sum, err
+	}
+}
+
+// keepAt reports progress on held every period, as a worker at its tasks
+// that never answers, until the returned stop is called.
+func keepAt(ctx context.Context, held []*queue.TaskMsg, every time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				for _, m := range held {
+					_ = m.InProgress()
+				}
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }

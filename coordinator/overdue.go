@@ -39,7 +39,9 @@ import (
 // times, at least minTailAfter) gets one copy more, in another worker's
 // lane (copyLane): the first answer is stored, the other is a harmless
 // duplicate. It is MapReduce's backup task: at most one copy a task, so at
-// most one task a worker is solved twice, and only at the end.
+// most one task a worker is solved twice, and only at the end. Once the
+// lanes are seen dry the coordinator looks every second (tailLookEvery),
+// not only at its status ticks.
 
 // overdueSamples is how many recent answer times overdueAfter is taken
 // from.
@@ -49,6 +51,10 @@ const overdueSamples = 512
 // gets a copy: a worker on a slow link takes a round trip or two to
 // answer.
 const minTailAfter = 2 * time.Second
+
+// tailLookEvery is how often the coordinator looks for stragglers once it
+// has seen the lanes dry.
+const tailLookEvery = time.Second
 
 // overdueWatch is what the coordinator knows of the time its tasks take.
 // It is used by the collecting goroutine only.
@@ -164,7 +170,8 @@ func (d *dispatcher) republishOverdue(ctx context.Context) error {
 			return err
 		}
 	}
-	if !dry(waiting) {
+	d.atEnd = dry(waiting)
+	if !d.atEnd {
 		return nil
 	}
 	var slow []int

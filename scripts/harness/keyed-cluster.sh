@@ -11,7 +11,9 @@
 #
 # The run directory keeps the book, the keys and the logs: run the same
 # command again (after Ctrl-C, a crash, a reboot) and the job resumes from
-# its book; the figures of each run are in run.log.
+# its book; the figures of each run are in run.log. Stop it with Ctrl-C, or,
+# run in the background (setsid nohup ... &), with kill -TERM: a background
+# job of a script ignores SIGINT. Either way every process gets Ctrl-C.
 #
 # Usage: scripts/harness/keyed-cluster.sh [options] DIR [-- coordinator flags...]
 #
