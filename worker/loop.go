@@ -12,12 +12,15 @@ import (
 
 // loop takes and solves tasks until ctx is done or the worker is idle. It
 // asks for its next task as soon as it starts on one (fetch), so that the
-// next is at hand when this one is solved, and hands each task solved to
-// a delivery of its own (deliver), which publishes the result and acks
-// the task while the thread goes on: the thread's round trips to the
-// server overlap its solving.
+// next is at hand when this one is solved, when taking one costs it more
+// than a tenth of a task's solving (pace); otherwise once it has solved
+// this one, so that it holds no task it is not at. It hands each task
+// solved to a delivery of its own (deliver), which publishes the result
+// and acks the task while the thread goes on: the thread's round trips to
+// the server overlap its solving.
 func (w *worker) loop(ctx context.Context, th *thread) {
 	index := th.index
+	var p pace
 	ahead := w.fetch(ctx)
 	for {
 		waitFrom := time.Now()
@@ -57,17 +60,27 @@ func (w *worker) loop(ctx context.Context, th *thread) {
 			ahead = w.fetch(ctx)
 			continue
 		}
-		ahead = w.fetch(ctx)
+		p.fetched(t.took)
+		if p.fetchAhead() {
+			ahead = w.fetch(ctx)
+		}
+		start := time.Now()
 		w.handle(ctx, th, msg, t.stop)
+		p.solved(time.Since(start))
+		if ahead == nil {
+			ahead = w.fetch(ctx)
+		}
 	}
 }
 
 // taken is a task taken from the queue, kept alive (InProgress) until
-// stop is called, or the error of the attempt.
+// stop is called, or the error of the attempt; took is how long taking it
+// took.
 type taken struct {
 	msg  *queue.TaskMsg
 	stop func()
 	err  error
+	took time.Duration
 }
 
 // fetch starts taking the next task: the channel delivers it, kept alive
@@ -75,12 +88,13 @@ type taken struct {
 func (w *worker) fetch(ctx context.Context) <-chan taken {
 	ch := make(chan taken, 1)
 	go func() {
+		start := time.Now()
 		msg, err := w.next(ctx)
 		if err != nil {
 			ch <- taken{err: err}
 			return
 		}
-		ch <- taken{msg: msg, stop: w.keep(ctx, msg)}
+		ch <- taken{msg: msg, stop: w.keep(ctx, msg), took: time.Since(start)}
 	}()
 	return ch
 }

@@ -639,28 +639,32 @@ func (p *gatedPublisher) PublishResult(ctx context.Context, r queue.Result) erro
 	return p.statusPublisher.PublishResult(ctx, r)
 }
 
-// countingTasks is fakeTasks that counts the calls to Next.
+// countingTasks is fakeTasks that counts the calls to Next, each of which
+// takes at least roundTrip (a link).
 type countingTasks struct {
 	fakeTasks
-	mu    sync.Mutex
-	calls int
+	roundTrip time.Duration
+	mu        sync.Mutex
+	calls     int
 }
 
 func (f *countingTasks) Next(ctx context.Context) (*queue.TaskMsg, error) {
 	f.mu.Lock()
 	f.calls++
 	f.mu.Unlock()
+	time.Sleep(f.roundTrip)
 	return f.fakeTasks.Next(ctx)
 }
 
-// TestRun_pipeline: a thread does not wait for the server between tasks.
-// While a task's result waits to be published (here, behind a gate), the
-// thread has taken and solved the next tasks; it asks for the next task
-// as it starts on one, and keeps the tasks it holds alive; the results
-// all go out once the server answers.
+// TestRun_pipeline: over a slow link (a round trip longer than a task's
+// solving), a thread does not wait for the server between tasks. While a
+// task's result waits to be published (here, behind a gate), the thread
+// has taken and solved the next tasks; it asks for the next task as it
+// starts on one, and keeps the tasks it holds alive; the results all go
+// out once the server answers.
 func TestRun_pipeline(t *testing.T) {
 	b := solver.MustBoard(5, 4)
-	tasks := &countingTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg, 3)}}
+	tasks := &countingTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg, 3)}, roundTrip: 100 * time.Millisecond}
 	rs := []*replies{{}, {}, {}}
 	for i, moves := range []string{"33", "12", "3344"} {
 		tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: uint64(i + 1), Width: 5, Height: 4, Keys: keysOf(t, b, moves)}, uint64(i+1), 1, rs[i])
@@ -727,5 +731,47 @@ func TestRun_deliverAfterStop(t *testing.T) {
 	}
 	if len(pub.results) != 1 || r.acked != 1 || r.naked != 0 || counts.Tasks.Load() != 1 {
 		t.Errorf("results %d, acked %d, naked %d, tasks %d; want the solved task delivered", len(pub.results), r.acked, r.naked, counts.Tasks.Load())
+	}
+}
+
+// TestRun_slowHoldsNothingAhead: a thread whose tasks take much longer
+// than a round trip (a machine its owner is using) asks for its next task
+// only once it has solved one: it holds no task it is not at, which at a
+// job's end would wait for it (or take the copy meant for an idle worker).
+func TestRun_slowHoldsNothingAhead(t *testing.T) {
+	b := solver.MustBoard(5, 4)
+	tasks := &countingTasks{fakeTasks: fakeTasks{msgs: make(chan *queue.TaskMsg, 3)}}
+	rs := []*replies{{}, {}, {}}
+	for i, moves := range []string{"33", "12", "3344"} {
+		tasks.msgs <- queue.NewTaskMsg(queue.Task{JobID: "j", TaskID: uint64(i + 1), Width: 5, Height: 4, Keys: keysOf(t, b, moves)}, uint64(i+1), 1, rs[i])
+	}
+	last := keysOf(t, b, "3344")[0]
+	callsAtLast := make(chan int, 1)
+	beforeSolve = func(p solver.Position) {
+		time.Sleep(30 * time.Millisecond) // a slow machine
+		if p.Key() == last {
+			tasks.mu.Lock()
+			callsAtLast <- tasks.calls
+			tasks.mu.Unlock()
+		}
+	}
+	defer func() { beforeSolve = nil }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error)
+	go func() {
+		done <- Run(ctx, tasks, &fakePublisher{}, Config{ID: "w", Concurrency: 1, TableBytes: 1 << 20})
+	}()
+	select {
+	case n := <-callsAtLast:
+		if n != 3 {
+			t.Errorf("%d requests for tasks while the third was being solved, want 3: none ahead", n)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the third task was never solved")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
