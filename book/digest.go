@@ -9,7 +9,6 @@ import (
 	"hash"
 	"math"
 	"os"
-	"sync"
 	"sync/atomic"
 
 	"github.com/c4book/c4book/internal/keyfile"
@@ -152,125 +151,6 @@ func (b *Book) Digest(ctx context.Context, root string, depth int, opts *DigestO
 	}
 	defer dg.close()
 	return dg.digest(ctx, root, r, depth)
-}
-
-// DigestSequences returns the digest of root (Digest), and the digest of
-// each sequence of n moves from root that can be played and leaves a game
-// not over, in the order of the sequences (columns 1..width,
-// lexicographic): the digest of the position it reaches with at most
-// depth stones, which is what Digest of the root's moves followed by the
-// sequence's gives. A sequence that cannot be played (a full column, a
-// game over before its end) is left out, and so is one whose last move
-// ends the game, which is not a root.
-//
-// Sequences that reach one position, or mirror images, share one digest,
-// computed once; the digests are computed opts.Threads at a time, after
-// the root's: a position the book lacks is the root's *MissingError.
-func (b *Book) DigestSequences(ctx context.Context, root string, depth, n int, opts *DigestOptions) (Digest, []SequenceDigest, error) {
-	o, r, err := b.digestSetup(root, depth, opts)
-	if err != nil {
-		return Digest{}, nil, err
-	}
-	if n < 1 || r.Moves()+n > depth {
-		return Digest{}, nil, fmt.Errorf("digest: sequences of %d moves from a root of %d stones: want 1 to %d (the depth, %d, less the root's stones)",
-			n, r.Moves(), depth-r.Moves(), depth)
-	}
-	if seqs := math.Pow(float64(b.board.Width()), float64(n)); seqs > MaxDigestSequences {
-		return Digest{}, nil, fmt.Errorf("digest: sequences of %d moves: up to %.0f on a board of %d columns, more than %d", n, seqs, b.board.Width(), MaxDigestSequences)
-	}
-	hashed := new(atomic.Int64)
-	dg, err := b.newDigester(o, hashed)
-	if err != nil {
-		return Digest{}, nil, err
-	}
-	whole, err := dg.digest(ctx, root, r, depth)
-	dg.close()
-	if err != nil {
-		return Digest{}, nil, err
-	}
-
-	// The sequences, and the distinct positions they reach.
-	var seqs []SequenceDigest
-	index := map[uint64]int{} // canonical key -> index in subs
-	var subs []int            // index in seqs of the first sequence of each position
-	var at []int              // for each sequence, its position's index in subs
-	moves := []byte(root)
-	if root == solver.EmptyMoves {
-		moves = moves[:0]
-	}
-	var walk func(p solver.Position, left int)
-	walk = func(p solver.Position, left int) {
-		for col, child := range p.Children() {
-			moves = append(moves, byte('1'+col))
-			switch {
-			case child.Over():
-			case left > 1:
-				walk(child, left-1)
-			default:
-				k := child.CanonicalKey()
-				i, ok := index[k]
-				if !ok {
-					i = len(subs)
-					index[k] = i
-					subs = append(subs, len(seqs))
-				}
-				at = append(at, i)
-				seqs = append(seqs, SequenceDigest{Moves: string(moves)})
-			}
-			moves = moves[:len(moves)-1]
-		}
-	}
-	walk(r, n)
-
-	// The digests of the positions, o.Threads at a time, each goroutine
-	// with a digester of its own.
-	digests := make([]Digest, len(subs))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		next     atomic.Int64
-		errOnce  sync.Once
-		firstErr error
-	)
-	fail := func(err error) { errOnce.Do(func() { firstErr = err; cancel() }) }
-	for range max(o.Threads, 1) {
-		wg.Go(func() {
-			dg, err := b.newDigester(o, hashed)
-			if err != nil {
-				fail(err)
-				return
-			}
-			defer dg.close()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(subs) {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					fail(err)
-					return
-				}
-				s := seqs[subs[i]].Moves
-				p, err := b.board.Parse(s)
-				if err == nil {
-					digests[i], err = dg.digest(ctx, s, p, depth)
-				}
-				if err != nil {
-					fail(fmt.Errorf("digest of %s: %w", s, err))
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return Digest{}, nil, firstErr
-	}
-	for j := range seqs {
-		seqs[j].Digest = digests[at[j]]
-	}
-	return whole, seqs, nil
 }
 
 // digestSetup checks the arguments of a digest and returns its options,
@@ -529,7 +409,17 @@ func (w *setWalker) missing(depth int, key, path uint64) error {
 			cols[i] = byte('1' + v%width)
 		}
 		e.Moves = w.rootMoves + string(cols)
-	} else if p, err := w.board.PositionFromKey(key); err == nil {
+		return e
+	}
+	return missingAt(w.board, depth, key)
+}
+
+// missingAt returns the error of the position of depth stones and key
+// key, which a book lacks, named by solver's MoveString: a walk that
+// keeps no path to it.
+func missingAt(board *solver.Board, depth int, key uint64) error {
+	e := &MissingError{Depth: depth, Key: key}
+	if p, err := board.PositionFromKey(key); err == nil {
 		e.Moves, _ = p.MoveString()
 	}
 	return e

@@ -288,6 +288,73 @@ func TestBook_DigestSequences(t *testing.T) {
 	}
 }
 
+// TestBook_DigestSequences_groups: on 7x6, the 4-move sequences reach
+// more positions than one group walk takes (64): each position's digest,
+// from walks of several groups on two threads, is Digest's of it.
+func TestBook_DigestSequences_groups(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const depth = 7
+	bk, _ := digestBook(t, solver.Standard, "", depth)
+	var hashed atomic.Int64
+	whole, seqs, err := bk.DigestSequences(ctx, "", depth, 4, &DigestOptions{Threads: 2, MemKeys: 100,
+		Progress: func(n int64) { hashed.Store(max(hashed.Load(), n)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[uint64]Digest{}
+	var records int64
+	for _, s := range seqs {
+		p := mustParse(t, solver.Standard, s.Moves)
+		k := p.CanonicalKey()
+		want, ok := byKey[k]
+		if !ok {
+			if want, err = bk.Digest(ctx, s.Moves, depth, &DigestOptions{MemKeys: 1 << 10}); err != nil {
+				t.Fatal(err)
+			}
+			byKey[k] = want
+			records += want.Positions
+		}
+		if s.Digest != want {
+			t.Errorf("sequence %s: digest %s of %d positions, Digest %s of %d", s.Moves, s.Digest, s.Positions, want, want.Positions)
+		}
+	}
+	t.Logf("%d sequences, %d positions", len(seqs), len(byKey))
+	if len(seqs) != 2401 || len(byKey) <= 2*groupRoots {
+		t.Errorf("%d sequences reaching %d positions; want 2401 (7^4, none over) reaching more than %d", len(seqs), len(byKey), 2*groupRoots)
+	}
+	if got := hashed.Load(); got != whole.Positions+records {
+		t.Errorf("progress ended at %d records, want %d: the root's %d and each position's once", got, whole.Positions+records, whole.Positions)
+	}
+}
+
+// TestDigestGroups: groups cover the positions in order, each of at most
+// groupRoots and within one of each other, as few as that allows, with a
+// group for each thread, and a multiple of the threads when no group
+// falls below half of groupRoots.
+func TestDigestGroups(t *testing.T) {
+	for _, c := range []struct{ n, threads, want int }{
+		{0, 2, 0}, {1, 2, 1}, {3, 8, 3}, {10, 2, 2}, {64, 1, 1}, {65, 1, 2},
+		{131, 2, 4}, {131, 1, 3}, {129, 4, 4}, {200, 3, 6}, {70, 2, 2}, {2401, 2, 38},
+	} {
+		groups := digestGroups(c.n, c.threads)
+		if len(groups) != c.want {
+			t.Errorf("%d positions, %d threads: %d groups, want %d", c.n, c.threads, len(groups), c.want)
+		}
+		next, least, most := 0, c.n, 0
+		for _, g := range groups {
+			if g[0] != next || g[1] <= g[0] {
+				t.Fatalf("%d positions, %d threads: groups %v do not cover them in order", c.n, c.threads, groups)
+			}
+			next = g[1]
+			least, most = min(least, g[1]-g[0]), max(most, g[1]-g[0])
+		}
+		if next != c.n || most > groupRoots || len(groups) > 0 && most-least > 1 {
+			t.Errorf("%d positions, %d threads: groups %v", c.n, c.threads, groups)
+		}
+	}
+}
+
 // TestBook_Digest_missing: a book lacking positions of the set fails,
 // naming the first missing one in the digest's order with a game from the
 // root; a changed score changes the digest.
@@ -331,6 +398,20 @@ func TestBook_Digest_missing(t *testing.T) {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not say %q", err, want)
 			}
+		}
+	}
+	// Digests of sequences: a *MissingError naming one of the holes,
+	// whichever walk met it first.
+	for _, threads := range []int{1, 2, 4} {
+		_, _, err := bk.DigestSequences(ctx, "23", 8, 2, &DigestOptions{Threads: threads, MemKeys: 10, TempDir: t.TempDir()})
+		missing, ok := errors.AsType[*MissingError](err)
+		if !ok {
+			t.Fatalf("sequences, %d threads: error %v, want a *MissingError", threads, err)
+		}
+		p, perr := board5x4.Parse(missing.Moves)
+		hole := missing.Depth == shallow.Depth && missing.Key == shallow.Key || missing.Depth == deep.Depth && missing.Key == deep.Key
+		if !hole || perr != nil || p.CanonicalKey() != missing.Key {
+			t.Errorf("sequences, %d threads: missing %q (%v), depth %d key %#x: not one of the holes", threads, missing.Moves, perr, missing.Depth, missing.Key)
 		}
 	}
 	// The holes filled, the digest is the plain one; a score changed, it

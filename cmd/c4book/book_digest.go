@@ -41,9 +41,11 @@ error the number of positions hashed.
 root that can be played and leaves a game not over, columns 1..width in
 lexicographic order: the digest "--root MOVES" would print, MOVES being
 the root's moves followed by the sequence's. Sequences reaching the same
-position, or mirror images, have the same digest, computed once;
---concurrency of them at once (default: one per CPU). This is the format
-of the published digests, docs/digests/d12.txt and d14.txt (--by-root 4).
+position, or mirror images, have the same digest, computed once: in
+groups of up to 64 positions, one walk of a group's sets for all its
+digests, --concurrency walks at once (default: one per CPU). This is
+the format of the published digests, docs/digests/d12.txt and d14.txt
+(--by-root 4).
 
 A position of the set that the book does not hold is an error naming
 the first one in the digest's order: the book is incomplete for that
@@ -100,7 +102,7 @@ func newBookDigestCommand(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&root, "root", "", "hash the positions under the position `MOVES` (default: the empty board)")
 	cmd.Flags().IntVar(&depth, "depth", 0, "hash the positions of at most `D` stones (default: the book's deepest)")
 	cmd.Flags().IntVar(&byRoot, "by-root", 0, "print the digest of each sequence of `N` moves from the root, after the root's")
-	cmd.Flags().IntVar(&concurrency, "concurrency", 0, "with --by-root, compute `N` digests at once (default: one per CPU)")
+	cmd.Flags().IntVar(&concurrency, "concurrency", 0, "with --by-root, walk `N` groups of digests at once (default: one per CPU)")
 	return cmd
 }
 

@@ -169,6 +169,52 @@ func TestFirstSorter(t *testing.T) {
 	}
 }
 
+// TestOrSorter: an OR sorter gives each key once, with the OR of every
+// value added for it, whether the key's pairs met in one buffer or in
+// several runs, a key's values of one bit each or of many.
+func TestOrSorter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, memPairs := range []int{1, 97, 1000, 1 << 20} {
+		s := NewOrSorter(t.TempDir(), memPairs)
+		want := map[uint64]uint64{}
+		n := 5000
+		if memPairs == 1 {
+			n = 50
+		}
+		for i := range n {
+			k, v := rng.Uint64N(300)<<50|rng.Uint64N(2), uint64(1)<<rng.IntN(64)
+			if i%3 == 0 {
+				k, v = ^uint64(0)-uint64(i%5), rng.Uint64() // the largest keys, values of many bits
+			}
+			want[k] |= v
+			if err := s.Add(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var keys []uint64
+		err := s.Merge(func(k, v uint64) error {
+			if v != want[k] {
+				t.Errorf("memPairs %d: key %#x with %#x, want %#x, the OR of its values", memPairs, k, v, want[k])
+			}
+			keys = append(keys, k)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSorted(keys) || len(keys) != len(want) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+			t.Errorf("memPairs %d: %d keys out, want %d, each once, in order", memPairs, len(keys), len(want))
+		}
+	}
+	// Nothing added: nothing out.
+	if err := NewOrSorter(t.TempDir(), 4).Merge(func(k, v uint64) error {
+		t.Errorf("empty sorter gave %#x, %#x", k, v)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRadixSortByKey: pairs come out sorted by key, those of one key in
 // the order they went in (the values here are their places), for keys
 // spread over all 64 bits, over a few, and all equal.

@@ -18,23 +18,34 @@ import (
 // value, and drops exact repeats, with at most a set number of pairs in
 // memory: when its buffer is full it sorts it and writes it to a run file
 // of its directory; Merge merges the runs. Memory is 16 bytes a pair of
-// the buffer (32 for a first sorter, whose radix sort needs a second
-// buffer); disk, a run's pairs delta-coded (about 10 bytes a pair of
-// position keys and paths), less the repeats within a buffer.
+// the buffer (32 for a first or OR sorter, whose radix sort needs a
+// second buffer); disk, a run's pairs delta-coded (about 10 bytes a pair
+// of position keys and paths), less the repeats within a buffer.
 //
 // A sorter made with NewFirstSorter keeps, of the pairs of one key, only
 // the one of the smallest value: all that a caller needs that takes the
 // first pair of each key (the shortest path to a position, say). Pairs of
 // one key met in one buffer then cost one pair of the run; Merge gives
-// each key once.
+// each key once. A sorter made with NewOrSorter does the same with the
+// bitwise OR of the values of one key: the set of bits a key gathers from
+// every pair added for it.
 type Sorter struct {
-	dir   string
-	id    uint64 // names its runs apart from other sorters' in dir
-	first bool   // keep the first pair of each key only
-	buf   []Pair
-	tmp   []Pair // a first sorter's room for its radix sort, as large as buf
-	runs  []string
+	dir     string
+	id      uint64  // names its runs apart from other sorters' in dir
+	combine combine // what becomes of the pairs of one key
+	buf     []Pair
+	tmp     []Pair // a first or OR sorter's room for its radix sort, as large as buf
+	runs    []string
 }
+
+// combine is what a sorter does with the pairs of one key.
+type combine uint8
+
+const (
+	keepAll   combine = iota // every distinct pair
+	keepFirst                // the pair of the smallest value
+	keepOr                   // one pair, the OR of the values
+)
 
 // sorters counts the sorters made, to name their runs.
 var sorters atomic.Uint64
@@ -60,7 +71,15 @@ func NewSorter(dir string, memPairs int) *Sorter {
 // pair of the smallest value of each key.
 func NewFirstSorter(dir string, memPairs int) *Sorter {
 	s := NewSorter(dir, memPairs)
-	s.first = true
+	s.combine = keepFirst
+	return s
+}
+
+// NewOrSorter returns a sorter as NewSorter does that gives each key once,
+// with the bitwise OR of every value added for it.
+func NewOrSorter(dir string, memPairs int) *Sorter {
+	s := NewSorter(dir, memPairs)
+	s.combine = keepOr
 	return s
 }
 
@@ -76,12 +95,12 @@ func (s *Sorter) Add(key, value uint64) error {
 }
 
 // sortBuffer sorts the buffer and drops its repeats: the exact ones, and
-// for a first sorter every pair but the one of the smallest value of a
-// key. A first sorter sorts by key alone, with a radix sort (about four
-// times as fast as a comparison sort of a million pairs), then keeps the
-// smallest value of each run of one key.
+// for a first or OR sorter every pair of a key but one. Those sort by key
+// alone, with a radix sort (about four times as fast as a comparison sort
+// of a million pairs), then keep one pair of each run of one key: the
+// smallest value, or the OR of the values.
 func (s *Sorter) sortBuffer() {
-	if !s.first {
+	if s.combine == keepAll {
 		slices.SortFunc(s.buf, Pair.compare)
 		s.buf = slices.Compact(s.buf)
 		return
@@ -93,8 +112,11 @@ func (s *Sorter) sortBuffer() {
 	out := sorted[:0]
 	for i, p := range sorted {
 		if i > 0 && p.Key == out[len(out)-1].Key {
-			if p.Value < out[len(out)-1].Value {
-				out[len(out)-1].Value = p.Value
+			last := &out[len(out)-1]
+			if s.combine == keepOr {
+				last.Value |= p.Value
+			} else if p.Value < last.Value {
+				last.Value = p.Value
 			}
 			continue
 		}
@@ -188,6 +210,36 @@ func (s *Sorter) spill() error {
 // runs; the sorter is then empty. It stops at the first error fn returns.
 func (s *Sorter) Merge(fn func(key, value uint64) error) error {
 	defer s.Close()
+	if s.combine == keepOr {
+		// Pairs of one key come one after the other, smallest value
+		// first: gather them, and give the key once its last is met.
+		var key, value uint64
+		have := false
+		each := fn
+		fn = func(k, v uint64) error {
+			if have && k == key {
+				value |= v
+				return nil
+			}
+			if have {
+				if err := each(key, value); err != nil {
+					return err
+				}
+			}
+			key, value, have = k, v, true
+			return nil
+		}
+		if err := s.merge(fn); err != nil || !have {
+			return err
+		}
+		return each(key, value)
+	}
+	return s.merge(fn)
+}
+
+// merge is Merge: fn with every pair, in order, the repeats of keepAll
+// and the later pairs of a key of keepFirst dropped.
+func (s *Sorter) merge(fn func(key, value uint64) error) error {
 	s.sortBuffer()
 	if len(s.runs) == 0 {
 		for _, p := range s.buf {
@@ -224,7 +276,7 @@ func (s *Sorter) Merge(fn func(key, value uint64) error) error {
 	started := false
 	for h.Len() > 0 {
 		top := &h.items[0]
-		if !started || top.pair != last && !(s.first && top.pair.Key == last.Key) {
+		if !started || top.pair != last && !(s.combine == keepFirst && top.pair.Key == last.Key) {
 			if err := fn(top.pair.Key, top.pair.Value); err != nil {
 				return err
 			}
