@@ -274,6 +274,7 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 	var entries []book.Entry
 	var good []*queue.ResultMsg
 	var answered []int
+	var dups []duplicate
 	var newly int64
 	for _, m := range msgs {
 		run, _, index := splitTaskID(m.Result.TaskID)
@@ -300,6 +301,9 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		if a.parked {
 			j.dispatch.park(index)
 		}
+		if a.duplicate {
+			dups = append(dups, duplicate{index: index, result: &m.Result, entries: a.entries})
+		}
 		if !a.decided {
 			continue
 		}
@@ -313,6 +317,9 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		if err := j.cfg.Book.PutBatch(entries); err != nil {
 			return 0, fmt.Errorf("writing results: %w", err)
 		}
+	}
+	if err := j.checkDuplicates(dups); err != nil {
+		return 0, err
 	}
 	// The results of workers quarantined in this batch, written above or
 	// before, are solved again.
@@ -328,6 +335,45 @@ func (j *job) collect(ctx context.Context, msgs []*queue.ResultMsg) (int64, erro
 		return newly, err
 	}
 	return newly, j.publishUnparked(ctx)
+}
+
+// duplicate is a result of a task done already, and its entries.
+type duplicate struct {
+	index   int
+	result  *queue.Result
+	entries []book.Entry
+}
+
+// checkDuplicates compares the answers of tasks done already with the
+// scores the book holds for them, once the batch that may have stored
+// them is written (trust.compareDuplicate): a task whose answers differ
+// goes to the referee. A task reopened or refereed since its answer came
+// is not compared.
+func (j *job) checkDuplicates(dups []duplicate) error {
+	for _, d := range dups {
+		if !j.tasks.done[d.index] || j.tasks.refereeing[d.index] {
+			continue
+		}
+		stored := make([]int8, len(d.entries))
+		for i, e := range d.entries {
+			v, ok, err := j.cfg.Book.GetEntry(e.Depth, e.Key)
+			if err != nil {
+				return fmt.Errorf("reading the scores of task %d, answered again: %w", d.index, err)
+			}
+			if !ok {
+				// A task done has every position in the book: this one
+				// was deleted under the job.
+				j.log.Warn("a task done has a position missing from the book; not compared with its answer again", "task", d.index, "position", i)
+				stored = nil
+				break
+			}
+			stored[i] = int8(v.Score)
+		}
+		if stored != nil && j.trust.compareDuplicate(d.index, d.result, stored) {
+			j.dispatch.refereeing(d.index, true)
+		}
+	}
+	return nil
 }
 
 // publishUnparked publishes a copy of each task a new identity unparked
@@ -377,6 +423,11 @@ func (j *job) verdict(ctx context.Context, v verdict) (int64, error) {
 		return 0, fmt.Errorf("writing the coordinator's scores of a cross-checked task: %w", err)
 	}
 	j.dispatch.refereeing(d.index, false)
+	if d.recheck && j.tasks.done[d.index] {
+		// Its scores replaced: nothing newly done.
+		undone, err := j.requeueQuarantined(ctx)
+		return -undone, err
+	}
 	j.dispatch.done(d.index)
 	newly := int64(len(d.entries))
 	j.summary.Solved += newly

@@ -162,6 +162,101 @@ func TestCollect_crossCheck(t *testing.T) {
 	}
 }
 
+// TestCollect_duplicates: an answer of a task done is compared with the
+// scores stored, a free cross-check: equal, nothing more; different, the
+// referee solves the task, its verdict replaces the stored scores and
+// quarantines whoever was wrong, the duplicate's sender or the worker
+// whose scores were stored. Nothing is newly done by it. Two answers of
+// one task in one batch are compared once the first is written; an
+// answer of a task being refereed is not compared.
+func TestCollect_duplicates(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Board: solver.MustBoard(5, 4), Root: "33", Depth: 6, TaskSize: 8}
+	j, mb, _ := testJob(t, spec, Config{})
+	if j.tasks.Len() < 4 {
+		t.Fatalf("%d tasks, want 4 at least", j.tasks.Len())
+	}
+	ctx := context.Background()
+	collect := func(rs ...queue.Result) int64 {
+		t.Helper()
+		var msgs []*queue.ResultMsg
+		for _, r := range rs {
+			msgs = append(msgs, resultMsg(r, &replies{}))
+		}
+		n, err := j.collect(ctx, msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	lie := func(r queue.Result) queue.Result {
+		r.Scores = slices.Clone(r.Scores)
+		r.Scores[0] = -r.Scores[0] - 1
+		return r
+	}
+	holds := func(r queue.Result) bool {
+		for i, k := range r.Keys {
+			p, _ := spec.Board.PositionFromKey(k)
+			if v, ok := mb.score(p); !ok || v != int(r.Scores[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	// Task 0: b agrees with what a stored.
+	collect(solvedResult(t, j, 0, "a"))
+	collect(solvedResult(t, j, 0, "b"))
+	if j.summary.Compared != 1 || j.summary.Duplicates != 1 || j.trust.cross.awaitingVerdicts() || j.summary.Disagreements != 0 {
+		t.Fatalf("an equal duplicate: %d compared, %d duplicates, awaiting a verdict %v, %d disagreements; want 1, 1, no, 0",
+			j.summary.Compared, j.summary.Duplicates, j.trust.cross.awaitingVerdicts(), j.summary.Disagreements)
+	}
+	// Task 1: m's duplicate lies. The task stays done while refereed; the
+	// verdict quarantines m, and a's scores stay.
+	truth1 := solvedResult(t, j, 1, "a")
+	collect(truth1)
+	pending, solved := j.tasks.pending, j.summary.Solved
+	collect(lie(solvedResult(t, j, 1, "m")))
+	if !j.tasks.refereeing[1] || !j.tasks.done[1] || j.summary.Compared != 2 {
+		t.Fatalf("a lying duplicate: task 1 refereeing %v, done %v, %d compared; want refereed, done, 2", j.tasks.refereeing[1], j.tasks.done[1], j.summary.Compared)
+	}
+	// Meanwhile another answer of task 1 is not compared.
+	collect(solvedResult(t, j, 1, "c"))
+	if j.summary.Compared != 2 {
+		t.Errorf("an answer of a task refereed compared: %d compared, want 2", j.summary.Compared)
+	}
+	if n, err := applyVerdict(t, j); err != nil || n != 0 {
+		t.Fatalf("the verdict on task 1: %d positions newly done, %v; want 0", n, err)
+	}
+	if !j.quarantined["m"] || j.quarantined["a"] || j.tasks.refereeing[1] || !j.tasks.done[1] || j.tasks.pending != pending || j.summary.Solved != solved ||
+		j.summary.Disagreements != 1 || !holds(truth1) {
+		t.Errorf("after task 1's verdict: quarantined %v, refereeing %v, done %v, %d pending (was %d), %d solved (was %d), %d disagreements, book holds a's scores %v",
+			j.quarantined, j.tasks.refereeing[1], j.tasks.done[1], j.tasks.pending, pending, j.summary.Solved, solved, j.summary.Disagreements, holds(truth1))
+	}
+	// Task 2: x's lie was stored (no cross-checks in this job); b's
+	// answer catches it, the verdict replaces it and quarantines x.
+	collect(lie(solvedResult(t, j, 2, "x")))
+	truth2 := solvedResult(t, j, 2, "b")
+	collect(truth2)
+	if n, err := applyVerdict(t, j); err != nil || n != 0 {
+		t.Fatalf("the verdict on task 2: %d positions newly done, %v; want 0", n, err)
+	}
+	if !j.quarantined["x"] || j.quarantined["b"] || !holds(truth2) || !j.tasks.done[2] || j.summary.Disagreements != 2 {
+		t.Errorf("after task 2's verdict: quarantined %v, book holds the true scores %v, done %v, %d disagreements; want x quarantined, the scores replaced",
+			j.quarantined, holds(truth2), j.tasks.done[2], j.summary.Disagreements)
+	}
+	if n := int64(len(truth2.Keys)); j.summary.ByWorker["x"] != 0 || j.summary.ByWorker["b"] != n {
+		t.Errorf("task 2 credited to x %d, b %d; want b's %d", j.summary.ByWorker["x"], j.summary.ByWorker["b"], n)
+	}
+	// Task 3: two answers in one batch, the second compared once the
+	// first is written.
+	if n := collect(solvedResult(t, j, 3, "a"), lie(solvedResult(t, j, 3, "c"))); n != j.tasks.positions(3) || !j.tasks.refereeing[3] || j.summary.Compared != 4 {
+		t.Fatalf("two answers of task 3 in one batch: %d positions stored, refereeing %v, %d compared; want task 3 stored, refereed, 4", n, j.tasks.refereeing[3], j.summary.Compared)
+	}
+	if _, err := applyVerdict(t, j); err != nil || !j.quarantined["c"] {
+		t.Errorf("the verdict on task 3: %v, quarantined %v; want c quarantined", err, j.quarantined)
+	}
+}
+
 // TestCollect_crossCheckOneIdentity: a worker alone answering the first
 // copy of a cross-checked task: nobody can check it, so no copy is
 // published for it to solve again for nothing; the task waits, out of the

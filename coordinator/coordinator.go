@@ -160,6 +160,7 @@ type Summary struct {
 	Overdue       int64            // tasks published again because they were out too long (overdue.go)
 	TailCopies    int64            // copies of tasks out for long at the job's end, for idle workers: stragglers (overdue.go)
 	Duplicates    int64            // results accepted of tasks already decided or being refereed: tasks solved twice (redelivered, overdue, a worker that came back late)
+	Compared      int64            // of the Duplicates, those of tasks done compared with the scores stored: each one that differs goes to the coordinator's solver (a Disagreement)
 	Repaired      []string         // parts of the queue deleted while the job ran, set up again (queue.Conn.RepairQueue)
 	ByWorker      map[string]int64 // positions solved in this run, by worker id
 	// Workers counts, by worker id (the sender of the results), the

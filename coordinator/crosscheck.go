@@ -108,6 +108,32 @@ func (t *trust) crossCheck(index int, r *queue.Result, es []book.Entry) ([]book.
 	return nil, crossReferred
 }
 
+// compareDuplicate compares result r (its keys and scores) of task index,
+// done already, with the scores the book holds for it, stored, and
+// reports whether they differ: the task then goes to the referee, the
+// answer that stored the scores (if it was given in this run) and r its
+// case's answers, whose verdict replaces the stored scores. A copy of a
+// task answered twice (an overdue or tail copy, a redelivery) is so a
+// cross-check that costs nothing: a worker that lies, or a machine that
+// errs, on the job's last tasks is caught as it would be on the
+// cross-checked fraction.
+func (t *trust) compareDuplicate(index int, r *queue.Result, stored []int8) bool {
+	t.sum.Compared++
+	if slices.Equal(r.Scores, stored) {
+		return false
+	}
+	var answers []queue.Result
+	storedBy := "" // not in this run, or by the coordinator
+	if k := t.tasks.by[index]; k != 0 {
+		storedBy = t.identityNames[k-1]
+		answers = append(answers, queue.Result{WorkerID: storedBy, Scores: slices.Clone(stored)})
+	}
+	answers = append(answers, answer(r))
+	t.log.Warn("a task answered again with other scores than the book holds; the coordinator solves the task", "task", index, "worker", r.WorkerID, "stored_by", storedBy)
+	t.cross.refer(&refereeCase{index: index, keys: slices.Clone(r.Keys), answers: answers, stored: slices.Clone(stored)})
+	return true
+}
+
 // unparkFor unparks the parked tasks whose first answer is not worker's:
 // worker, an identity whose first result was just accepted, can check
 // them (crossChecks.unparked, which the job publishes again).
@@ -191,7 +217,8 @@ func (t *trust) crossResult(worker string, task uint64, passed bool, reason erro
 
 // The referee. The coordinator solves a cross-checked task itself when
 // two workers disagree, or when one identity answered maxCrossCopies
-// copies of it. Such a solve takes up to minutes (a task of 64 leaves at
+// copies of it, and a task done when an answer of it again differs from
+// the scores stored (compareDuplicate). Such a solve takes up to minutes (a task of 64 leaves at
 // depth 8), and the job must not wait for it: a worker that keeps
 // causing them would stall the collecting goroutine, and with it every
 // result, ack, status and overdue task of the job. So the referee is a
@@ -243,6 +270,10 @@ type refereeCase struct {
 	keys    []uint64       // of the task's positions
 	answers []queue.Result // the two that disagree, or the one of an identity that answered every copy
 	nodes   uint64         // searched by the answer that made the case: Summary.Nodes
+	// stored, for a task done answered again with other scores
+	// (compareDuplicate), is the scores the book holds: the verdict
+	// replaces them.
+	stored []int8
 }
 
 // verdict is what the referee made of the case it was sent: the task's
@@ -369,6 +400,7 @@ type refereed struct {
 	index   int
 	entries []book.Entry
 	nodes   uint64 // Summary.Nodes
+	recheck bool   // the task was done: its entries replace those stored (compareDuplicate)
 }
 
 // decide applies verdict v, of the case the referee judged: each answer
@@ -383,10 +415,13 @@ func (t *trust) decide(v verdict) (refereed, error) {
 		return refereed{}, fmt.Errorf("the coordinator solving task %d of a cross-check: %w", c.index, v.err)
 	}
 	t.sum.Refereed++
-	if len(c.answers) > 1 || !sameScores(v.entries, c.answers[0].Scores) {
+	if len(c.answers) > 1 || c.stored != nil || !sameScores(v.entries, c.answers[0].Scores) {
 		t.sum.Disagreements++
 	} else {
 		t.sum.CrossChecked++
+	}
+	if c.stored != nil && !sameScores(v.entries, c.stored) {
+		t.log.Error("the book held scores of a task that the coordinator's solver does not give: replaced by its own", "task", c.index)
 	}
 	for _, a := range c.answers {
 		var reason error
@@ -395,18 +430,33 @@ func (t *trust) decide(v verdict) (refereed, error) {
 		}
 		t.crossResult(a.WorkerID, a.TaskID, reason == nil, reason)
 	}
-	t.credit(c.index, c.answers[len(c.answers)-1].WorkerID, int64(len(v.entries)), false)
+	// A task done is credited anew only if it was credited in this run.
+	if n := int64(len(v.entries)); c.stored == nil || t.uncredit(c.index, n) {
+		t.credit(c.index, c.answers[len(c.answers)-1].WorkerID, n, false)
+	}
 	t.cross.sendCase()
-	return refereed{index: c.index, entries: v.entries, nodes: c.nodes}, nil
+	return refereed{index: c.index, entries: v.entries, nodes: c.nodes, recheck: c.stored != nil}, nil
 }
 
 // voidCases voids the cases in line (not the one the referee solves)
 // with an answer of worker, just quarantined: each task is published
 // again (toSolveAgain), the other worker's answer, if any, kept as the
-// first answer of its cross-check.
+// first answer of its cross-check. A case of a task done answered again
+// (compareDuplicate) is void only when worker gave the new answer: the
+// stored scores stand, and the task stays done. When worker stored them,
+// the case stays in line (and the task is solved again too if they were
+// on worker's word alone: toSolveAgain).
 func (t *trust) voidCases(worker string) {
 	kept := t.cross.line[:0]
 	for _, c := range t.cross.line {
+		if c.stored != nil {
+			if c.answers[len(c.answers)-1].WorkerID != worker {
+				kept = append(kept, c)
+			} else {
+				t.cross.requeued = append(t.cross.requeued, c.index)
+			}
+			continue
+		}
 		if !slices.ContainsFunc(c.answers, func(a queue.Result) bool { return a.WorkerID == worker }) {
 			kept = append(kept, c)
 			continue

@@ -62,6 +62,13 @@ func (m *memBook) Entries(minDepth, maxDepth int) iter.Seq2[book.Entry, error] {
 
 func (m *memBook) NewReader() (*book.Reader, error) { return nil, errors.New("memBook: no reader") }
 
+func (m *memBook) GetEntry(depth int, key uint64) (book.Value, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.entries[[2]uint64{uint64(depth), key}]
+	return v, ok, nil
+}
+
 func (m *memBook) Job(id string) (book.Job, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

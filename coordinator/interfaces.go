@@ -25,13 +25,14 @@ type DeriveBook interface {
 
 // JobBook is the part of a book a coordinator uses: entries, the job
 // record, and the worker registry (whose numbers the solved entries
-// record).
+// record); GetEntry reads the scores stored of a task answered again.
 type JobBook interface {
 	PlanBook
 	DeriveBook
 	Job(id string) (book.Job, bool, error)
 	PutJob(j book.Job) (book.Job, error)
 	Worker(name string) (book.Worker, bool, error)
+	GetEntry(depth int, key uint64) (book.Value, bool, error)
 	Path() string
 }
 

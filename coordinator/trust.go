@@ -44,6 +44,12 @@ import (
 //     result itself; when no other identity has answered yet (a single
 //     worker), the cross-check is skipped and counted
 //     (Summary.CrossSkipped): the scores are stored on one worker's word.
+//   - Duplicates: an answer of a task done already (a tail or overdue
+//     copy, a redelivery) is compared with the scores stored, once its
+//     batch is written (job.checkDuplicates, compareDuplicate): when they
+//     differ the task goes to the referee, whose verdict replaces them and
+//     quarantines whoever was wrong. A free cross-check of the job's last
+//     tasks.
 //
 // The trust type is all of this, with one entry point: admit, which takes
 // a result and says what to store for it, or why nothing, or that its
@@ -122,6 +128,10 @@ type admission struct {
 	// parked says that the task's first answer awaits another identity
 	// than its sender's, none having answered (taskTable.parked).
 	parked bool
+	// duplicate says that the result answers a task done already: its
+	// entries are compared with the scores the book holds, once the
+	// batch is written (job.checkDuplicates), never stored.
+	duplicate bool
 }
 
 // Why results are refused, besides the checks' own errors.
@@ -178,8 +188,13 @@ func (t *trust) admit(m *queue.ResultMsg) admission {
 		t.onResult(r.WorkerID, true)
 	}
 	if !needed {
+		// A duplicate: the task was solved twice, or is being refereed.
+		// The answer of a task done is a free cross-check of its scores.
 		t.sum.Duplicates++
-		return admission{} // a duplicate: the task was solved twice, or is being refereed
+		if index < t.tasks.Len() && t.tasks.done[index] && !t.tasks.refereeing[index] {
+			return admission{duplicate: true, entries: es}
+		}
+		return admission{}
 	}
 	oneWord := true // stored on the sender's word alone
 	if t.secret.checks(index, t.crossFraction) {

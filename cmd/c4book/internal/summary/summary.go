@@ -89,7 +89,11 @@ func Write(w io.Writer, s coordinator.Summary, o Options) {
 		if accepted > 0 {
 			share = fmt.Sprintf("%.1f%% of the results accepted; ", 100*float64(s.Duplicates)/float64(accepted))
 		}
-		row("results not needed", human.Count(s.Duplicates), "("+share+"tasks solved twice: redelivered, overdue, tail copies, or answered late by a worker that came back)")
+		compared := ""
+		if s.Compared > 0 {
+			compared = "; " + human.Count(s.Compared) + " of tasks stored compared with their scores, each that differed solved by the coordinator"
+		}
+		row("results not needed", human.Count(s.Duplicates), "("+share+"tasks solved twice: redelivered, overdue, tail copies, or answered late by a worker that came back"+compared+")")
 	}
 	if s.Requeued > 0 {
 		row("solved again", human.Count(s.Requeued), "(positions of workers quarantined after their results were stored)")

@@ -42,9 +42,10 @@ func TestWrite(t *testing.T) {
 		t.Errorf("summary of a lone worker's failed job:\n%s", got)
 	}
 	out.Reset()
-	Write(&out, coordinator.Summary{JobID: "j", Duplicates: 3, TailCopies: 2, Workers: map[string]queue.WorkerResults{"a": {Accepted: 40}, "b": {Accepted: 20}}}, Options{Book: "b.db"})
+	Write(&out, coordinator.Summary{JobID: "j", Duplicates: 3, Compared: 2, TailCopies: 2, Workers: map[string]queue.WorkerResults{"a": {Accepted: 40}, "b": {Accepted: 20}}}, Options{Book: "b.db"})
 	got = out.String()
 	if value(got, "results not needed") != "3" || !strings.Contains(got, "(5.0% of the results accepted; tasks solved twice") ||
+		!strings.Contains(got, "; 2 of tasks stored compared with their scores") ||
 		value(got, "tail copies") != "2" || !strings.Contains(got, "(the job's last tasks, out for long") {
 		t.Errorf("summary with tasks solved twice and tail copies:\n%s", got)
 	}
