@@ -103,8 +103,7 @@ func (w *overdueWatch) after() time.Duration {
 	if len(w.took) == 0 {
 		return w.minAfter
 	}
-	sorted := slices.Sorted(slices.Values(w.took))
-	return max(w.minAfter, 10*sorted[len(sorted)*9/10])
+	return max(w.minAfter, 10*w.p90())
 }
 
 // tailAfter returns how long a task may be out at a job's end (no lane
@@ -113,8 +112,14 @@ func (w *overdueWatch) tailAfter() time.Duration {
 	if len(w.took) == 0 {
 		return w.minAfter // nothing known of the tasks' times: as overdue
 	}
+	return max(minTailAfter, 3*w.p90())
+}
+
+// p90 returns the 90th percentile of the answer times sampled, of which
+// there is one at least.
+func (w *overdueWatch) p90() time.Duration {
 	sorted := slices.Sorted(slices.Values(w.took))
-	return max(minTailAfter, 3*sorted[len(sorted)*9/10])
+	return sorted[len(sorted)*9/10]
 }
 
 // stragglers returns the tasks among out that have been in a worker's
@@ -176,7 +181,8 @@ func (d *dispatcher) republishOverdue(ctx context.Context) error {
 	}
 	var slow []int
 	for _, i := range d.watch.stragglers(out, now) {
-		if d.tasks.needed(i) && d.tasks.out[i] == 1 && !slices.Contains(late, i) {
+		// A task just published again as overdue has two copies out.
+		if d.tasks.needed(i) && d.tasks.out[i] == 1 {
 			slow = append(slow, i)
 		}
 	}
