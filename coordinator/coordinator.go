@@ -95,6 +95,11 @@ type Config struct {
 	// solves, with the task's keys: its error is the solve's. For tests
 	// (SetRefereeGate in export_test.go), which hold a solve with it.
 	refereeGate func(ctx context.Context, keys []uint64) error
+
+	// noTailCopies turns tail copies off (overdue.go), so that a test
+	// of the overdue path sees tasks held to the job's end go overdue
+	// (DisableTailCopies in export_test.go).
+	noTailCopies bool
 }
 
 // DefaultCrossCheck is the fraction of tasks the commands cross-check

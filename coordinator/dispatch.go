@@ -75,7 +75,8 @@ type dispatcher struct {
 
 	// atEnd: no lane had a task waiting when last looked at
 	// (republishOverdue), the job's end: look for stragglers often.
-	atEnd bool
+	atEnd        bool
+	noTailCopies bool // Config.noTailCopies
 }
 
 // seenIn is the lane a worker answered from last, and when.
@@ -88,7 +89,8 @@ type seenIn struct {
 // cfg, nothing published yet.
 func newDispatcher(cfg Config, jobID string, run int, secret runSecret, log *slog.Logger, sum *Summary, tasks *taskTable) *dispatcher {
 	d := &dispatcher{q: cfg.Queue, log: log, jobID: jobID, run: run, board: cfg.Spec.Board, window: cfg.Window,
-		maxDeliver: cfg.Stream.MaxDeliver, secret: secret, sum: sum, tasks: tasks, watch: newOverdueWatch(tasks.Len(), cfg.Stream.AckWait)}
+		maxDeliver: cfg.Stream.MaxDeliver, secret: secret, sum: sum, tasks: tasks, watch: newOverdueWatch(tasks.Len(), cfg.Stream.AckWait),
+		noTailCopies: cfg.noTailCopies}
 	d.workerNo, d.answerer = map[string]int32{}, make([]int32, tasks.Len())
 	d.lanes = queue.JobLanes(tasks.Len())
 	d.laneWindow = max(1, cfg.Window/d.lanes)

@@ -30,6 +30,10 @@ func PlanTasks(tb testing.TB, spec Spec, bk PlanBook) (leaves []uint64, tasks []
 	return leaves, tasks
 }
 
+// DisableTailCopies turns cfg's tail copies off: tasks held to the job's
+// end are published again only when overdue.
+func DisableTailCopies(cfg *Config) { cfg.noTailCopies = true }
+
 // SetRefereeGate makes cfg's referee call gate before each of its solves,
 // with the task's keys; gate's error is the solve's.
 func SetRefereeGate(cfg *Config, gate func(ctx context.Context, keys []uint64) error) {

@@ -176,7 +176,7 @@ func (d *dispatcher) republishOverdue(ctx context.Context) error {
 		}
 	}
 	d.atEnd = dry(waiting)
-	if !d.atEnd {
+	if !d.atEnd || d.noTailCopies {
 		return nil
 	}
 	var slow []int
