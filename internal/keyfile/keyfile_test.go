@@ -127,91 +127,68 @@ func TestSorter(t *testing.T) {
 	}
 }
 
-// TestFirstSorter: a first sorter gives each key once, with the smallest
-// value added for it, whether the key's pairs met in one buffer or in
-// several runs; full-width keys and values survive the runs' coding.
-func TestFirstSorter(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, memPairs := range []int{1, 97, 1000, 1 << 20} {
-		dir := t.TempDir()
-		s := NewFirstSorter(dir, memPairs)
-		want := map[uint64]uint64{}
-		n := 5000
-		if memPairs == 1 {
-			n = 50
-		}
-		for i := range n {
-			k, v := rng.Uint64N(300)<<50|rng.Uint64N(2), rng.Uint64()>>rng.IntN(64)
-			if i%3 == 0 {
-				k, v = ^uint64(0)-uint64(i%5), ^uint64(0)-uint64(i%7) // the largest keys and values
+// TestCombiningSorters: a first sorter gives each key once with the
+// smallest value added for it, an OR sorter with the OR of its values,
+// whether the key's pairs met in one buffer or in several runs;
+// full-width keys and values survive the runs' coding; an empty sorter
+// gives nothing.
+func TestCombiningSorters(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		new     func(dir string, memPairs int) *Sorter
+		value   func(rng *rand.Rand) uint64 // of a pair
+		combine func(old uint64, ok bool, v uint64) uint64
+	}{
+		{"first", NewFirstSorter, func(rng *rand.Rand) uint64 { return rng.Uint64() >> rng.IntN(64) },
+			func(old uint64, ok bool, v uint64) uint64 {
+				if ok {
+					return min(old, v)
+				}
+				return v
+			}},
+		{"or", NewOrSorter, func(rng *rand.Rand) uint64 { return uint64(1) << rng.IntN(64) },
+			func(old uint64, _ bool, v uint64) uint64 { return old | v }},
+	} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, memPairs := range []int{1, 97, 1000, 1 << 20} {
+			s := c.new(t.TempDir(), memPairs)
+			want := map[uint64]uint64{}
+			n := 5000
+			if memPairs == 1 {
+				n = 50
 			}
-			if old, ok := want[k]; !ok || v < old {
-				want[k] = v
+			for i := range n {
+				k, v := rng.Uint64N(300)<<50|rng.Uint64N(2), c.value(rng)
+				if i%3 == 0 {
+					k, v = ^uint64(0)-uint64(i%5), ^uint64(0)-uint64(i%7) // the largest keys and values
+				}
+				old, ok := want[k]
+				want[k] = c.combine(old, ok, v)
+				if err := s.Add(k, v); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if err := s.Add(k, v); err != nil {
+			var keys []uint64
+			err := s.Merge(func(k, v uint64) error {
+				if v != want[k] {
+					t.Errorf("%s, memPairs %d: key %#x with %#x, want %#x", c.name, memPairs, k, v, want[k])
+				}
+				keys = append(keys, k)
+				return nil
+			})
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		var keys []uint64
-		err := s.Merge(func(k, v uint64) error {
-			if v != want[k] {
-				t.Errorf("memPairs %d: key %#x with %#x, want %#x, its smallest", memPairs, k, v, want[k])
+			if !slices.IsSorted(keys) || len(keys) != len(want) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+				t.Errorf("%s, memPairs %d: %d keys out, want %d, each once, in order", c.name, memPairs, len(keys), len(want))
 			}
-			keys = append(keys, k)
+		}
+		if err := c.new(t.TempDir(), 4).Merge(func(k, v uint64) error {
+			t.Errorf("%s: an empty sorter gave %#x, %#x", c.name, k, v)
 			return nil
-		})
-		if err != nil {
+		}); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.IsSorted(keys) || len(keys) != len(want) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
-			t.Errorf("memPairs %d: %d keys out, want %d, each once, in order", memPairs, len(keys), len(want))
-		}
-	}
-}
-
-// TestOrSorter: an OR sorter gives each key once, with the OR of every
-// value added for it, whether the key's pairs met in one buffer or in
-// several runs, a key's values of one bit each or of many.
-func TestOrSorter(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for _, memPairs := range []int{1, 97, 1000, 1 << 20} {
-		s := NewOrSorter(t.TempDir(), memPairs)
-		want := map[uint64]uint64{}
-		n := 5000
-		if memPairs == 1 {
-			n = 50
-		}
-		for i := range n {
-			k, v := rng.Uint64N(300)<<50|rng.Uint64N(2), uint64(1)<<rng.IntN(64)
-			if i%3 == 0 {
-				k, v = ^uint64(0)-uint64(i%5), rng.Uint64() // the largest keys, values of many bits
-			}
-			want[k] |= v
-			if err := s.Add(k, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var keys []uint64
-		err := s.Merge(func(k, v uint64) error {
-			if v != want[k] {
-				t.Errorf("memPairs %d: key %#x with %#x, want %#x, the OR of its values", memPairs, k, v, want[k])
-			}
-			keys = append(keys, k)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.IsSorted(keys) || len(keys) != len(want) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
-			t.Errorf("memPairs %d: %d keys out, want %d, each once, in order", memPairs, len(keys), len(want))
-		}
-	}
-	// Nothing added: nothing out.
-	if err := NewOrSorter(t.TempDir(), 4).Merge(func(k, v uint64) error {
-		t.Errorf("empty sorter gave %#x, %#x", k, v)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
 	}
 }
 
