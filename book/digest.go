@@ -76,9 +76,9 @@ type DigestOptions struct {
 	// DefaultDigestMemKeys.
 	MemKeys int
 
-	// Threads is the number of digests DigestSequences computes at once,
-	// each reading the book with a Reader of its own. The default value,
-	// 0, means 1.
+	// Threads is the number of walks DigestSequences makes at once (the
+	// root's, and a group's of up to 64 digests each), each reading the
+	// book with a Reader of its own. The default value, 0, means 1.
 	Threads int
 
 	// Progress, if set, is called every so often with the number of

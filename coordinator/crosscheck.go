@@ -218,12 +218,12 @@ func (t *trust) crossResult(worker string, task uint64, passed bool, reason erro
 // The referee. The coordinator solves a cross-checked task itself when
 // two workers disagree, or when one identity answered maxCrossCopies
 // copies of it, and a task done when an answer of it again differs from
-// the scores stored (compareDuplicate). Such a solve takes up to minutes (a task of 64 leaves at
-// depth 8), and the job must not wait for it: a worker that keeps
-// causing them would stall the collecting goroutine, and with it every
-// result, ack, status and overdue task of the job. So the referee is a
-// goroutine of its own, with its own solver, that solves one task at a
-// time; everything else stays on the collecting goroutine:
+// the scores stored (compareDuplicate). Such a solve takes up to minutes
+// (a task of 64 leaves at depth 8), and the job must not wait for it: a
+// worker that keeps causing them would stall the collecting goroutine,
+// and with it every result, ack, status and overdue task of the job. So
+// the referee is a goroutine of its own, with its own solver, that solves
+// one task at a time; everything else stays on the collecting goroutine:
 //
 //   - trust makes a case of the task (refer): its keys and the answers the
 //     verdict judges. Cases wait in line (crossChecks.line); the one the
