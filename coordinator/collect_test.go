@@ -210,6 +210,12 @@ func TestCollect_duplicates(t *testing.T) {
 		t.Fatalf("an equal duplicate: %d compared, %d duplicates, awaiting a verdict %v, %d disagreements; want 1, 1, no, 0",
 			j.summary.Compared, j.summary.Duplicates, j.trust.cross.awaitingVerdicts(), j.summary.Disagreements)
 	}
+	// b sends its answer again, twice: counted, not compared again (the
+	// book is read once a sender and task), and not stored.
+	collect(solvedResult(t, j, 0, "b"), solvedResult(t, j, 0, "b"))
+	if j.summary.Compared != 1 || j.summary.Duplicates != 3 {
+		t.Fatalf("a duplicate sent again: %d compared, %d duplicates; want 1, 3", j.summary.Compared, j.summary.Duplicates)
+	}
 	// Task 1: m's duplicate lies. The task stays done while refereed; the
 	// verdict quarantines m, and a's scores stay.
 	truth1 := solvedResult(t, j, 1, "a")

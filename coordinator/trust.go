@@ -95,6 +95,11 @@ type trust struct {
 	identityNames []string               // by number in identityIndex, from 1
 	toRequeue     []string               // workers quarantined whose results are not yet queued again
 	registered    map[string]book.Worker // registered workers, by name, as looked up
+	// compared holds each task done and sender whose answer was admitted
+	// to be compared with the book (a duplicate): one comparison each, so
+	// that a worker sending one answer again and again costs the
+	// coordinator no more book reads than the task's positions once.
+	compared map[taskSender]struct{}
 
 	// countsMu guards sum.Workers, which the status reporter reads from
 	// other goroutines.
@@ -107,7 +112,13 @@ func newTrust(cfg Config, secret runSecret, log *slog.Logger, sum *Summary, keep
 	return &trust{board: cfg.Spec.Board, book: cfg.Book, depth: cfg.Spec.Depth, crossFraction: cfg.CrossCheck, quarantineAfter: cfg.QuarantineAfter,
 		refereeBytes: cfg.RefereeTableBytes, gate: cfg.refereeGate, onResult: cfg.OnResult, onQuarantine: cfg.OnQuarantine, keep: keep, log: log, secret: secret, sum: sum,
 		cross: crossChecks{firstResults: map[int]queue.Result{}}, rejections: map[string]int{}, quarantined: map[string]bool{}, identities: map[string]bool{},
-		identityIndex: map[string]int32{}, registered: map[string]book.Worker{}}
+		identityIndex: map[string]int32{}, registered: map[string]book.Worker{}, compared: map[taskSender]struct{}{}}
+}
+
+// taskSender names a task of the run and a worker's identity.
+type taskSender struct {
+	index  int
+	sender string
 }
 
 // admission is what trust makes of a result.
@@ -190,9 +201,15 @@ func (t *trust) admit(m *queue.ResultMsg) admission {
 	if !needed {
 		// A duplicate: the task was solved twice, or is being refereed.
 		// The answer of a task done is a free cross-check of its scores.
+		// Each sender's first answer of a task done is compared; the
+		// same sender's answers after it are counted, not compared again.
 		t.sum.Duplicates++
 		if index < t.tasks.Len() && t.tasks.done[index] && !t.tasks.refereeing[index] {
-			return admission{duplicate: true, entries: es}
+			ts := taskSender{index, sender}
+			if _, ok := t.compared[ts]; !ok {
+				t.compared[ts] = struct{}{}
+				return admission{duplicate: true, entries: es}
+			}
 		}
 		return admission{}
 	}
