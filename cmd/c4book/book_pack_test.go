@@ -51,6 +51,16 @@ func TestBookPack(t *testing.T) {
 	}
 	wantErr(t, run(t, "33 1\n", "book", "import", "--book", packed), "it is a packed book, which is never written")
 
+	// A shallower set of the job's (as the shipped depth-14 book is packed
+	// from the depth-16 job's book): its digest is the book's to that depth.
+	shallow := filepath.Join(dir, "5x4-d6.c4pack")
+	wantOK(t, run(t, "", "book", "pack", "--book", src, "--depth", "6", shallow))
+	d6, p6 := run(t, "", "book", "digest", "--depth", "6", "--book", src), run(t, "", "book", "digest", "--book", shallow)
+	wantOK(t, d6)
+	if d6.stdout == d1.stdout || d6.stdout != p6.stdout || p6.err != nil {
+		t.Errorf("digests to depth 6 of the book %q and of its packed depth 6 %q (%v); the whole book's %q", d6.stdout, p6.stdout, p6.err, d1.stdout)
+	}
+
 	// Another finished job in the book: which to pack must be said.
 	wantOK(t, run(t, "", append([]string{"generate", "--depth", "9", "--root", "33", "--book", src, "--workers", "1", testTTSize}, testBoardFlags...)...))
 	wantErr(t, run(t, "", "book", "pack", "--book", src, filepath.Join(dir, "x.c4pack")), "has 2 finished jobs: say which to pack")
