@@ -98,22 +98,6 @@ func benchOptions() *Options {
 	return &Options{Create: true, Board: solver.Standard, CacheBytes: 64 << 20}
 }
 
-// dirBytes returns the bytes of the files of a directory.
-func dirBytes(tb testing.TB, dir string) int64 {
-	tb.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var n int64
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && !e.IsDir() {
-			n += info.Size()
-		}
-	}
-	return n
-}
-
 // benchBook is the compacted benchmark book, shared by the Get benchmarks.
 var benchBook struct {
 	once sync.Once

@@ -210,7 +210,7 @@ func TestOpen_snapshotLeftovers(t *testing.T) {
 	w.closed.Store(true)
 	writing.remove(path)
 
-	w = openBook(t, path, nil)
+	openBook(t, path, nil) // writable: it removes the leftovers
 	for _, name := range leftovers {
 		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s after a writable Open: %v", name, err)

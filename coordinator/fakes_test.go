@@ -6,7 +6,6 @@ import (
 	"errors"
 	"iter"
 	"log/slog"
-	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -201,14 +200,4 @@ func solvedResult(tb testing.TB, j *job, index int, worker string) queue.Result 
 		scores[i] = int8(s.Solve(p))
 	}
 	return queue.Result{JobID: j.id, TaskID: taskID(j.runNo, 0, index), WorkerID: worker, Keys: slices.Clone(keys), Scores: scores}
-}
-
-// heldKeys returns the sorted keys of the memBook's entries.
-func heldKeys(mb *memBook) []uint64 {
-	var keys []uint64
-	for k := range maps.Keys(mb.entries) {
-		keys = append(keys, k[1])
-	}
-	slices.Sort(keys)
-	return keys
 }

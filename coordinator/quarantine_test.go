@@ -25,7 +25,7 @@ func TestRun_forgedResults(t *testing.T) {
 	scratch := newScratchBook(t, b)
 	_, tasks := coordinator.PlanTasks(t, spec, scratch)
 	first := tasks[0]
-	id := uint64(1)<<40 | 0
+	id := uint64(1) << 40 // run 1, index 0
 	scores := make([]int8, len(first))
 	wrongKeys := append([]uint64(nil), first...)
 	wrongKeys[0] = first[1]

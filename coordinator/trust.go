@@ -271,8 +271,8 @@ func checkResult(b *solver.Board, tasks *taskTable, run int, r *queue.Result) ([
 			return nil, fmt.Errorf("task %d: %w", index, err) // not from this plan: cannot happen
 		}
 		score := int(r.Scores[i])
-		lo, hi := b.ScoreRange(p.Moves())
-		if hi = b.WinNowScore(p.Moves()) - 1; score < lo || score > hi {
+		lo, _ := b.ScoreRange(p.Moves())
+		if hi := b.WinNowScore(p.Moves()) - 1; score < lo || score > hi {
 			return nil, fmt.Errorf("task %d: position %d scored %d, outside [%d, %d] for %d stones that do not make four at once", index, i, score, lo, hi, p.Moves())
 		}
 		entries[i] = book.EntryOf(p, book.Value{Score: score, Origin: book.OriginSolved})

@@ -157,9 +157,6 @@ func ObserverPermissions(name string) (publish, subscribe []string) {
 	return publish, subscribe
 }
 
-// coordinatorKeyName names the coordinator's own key in the server's log.
-const coordinatorKeyName = "coordinator"
-
 // nkeyUsers returns the server's nkey users: each worker and observer
 // with the permissions of its role, and the coordinator's public key
 // with every right.

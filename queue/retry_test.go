@@ -44,13 +44,13 @@ func failing(n int, err error) (func() error, *int) {
 	}, &calls
 }
 
-// passing is a failure that passes: the connection is being re-established.
-var passing = fmt.Errorf("queue: next task: %w", nats.ErrConnectionReconnecting)
+// errPassing is a failure that passes: the connection is being re-established.
+var errPassing = fmt.Errorf("queue: next task: %w", nats.ErrConnectionReconnecting)
 
 func TestBackoff_Retry_pauses(t *testing.T) {
 	clk := &fakeClock{now: time.Unix(0, 0)}
 	b := Backoff{First: 100 * time.Millisecond, Max: 2 * time.Second, Jitter: 0.25, clock: clk}
-	fn, calls := failing(20, passing)
+	fn, calls := failing(20, errPassing)
 	if err := b.Retry(context.Background(), nil, "the server", fn); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestBackoff_Retry_pauses(t *testing.T) {
 
 func TestBackoff_Retry_defaults(t *testing.T) {
 	clk := &fakeClock{now: time.Unix(0, 0)}
-	fn, _ := failing(10, passing)
+	fn, _ := failing(10, errPassing)
 	if err := (Backoff{clock: clk}).Retry(context.Background(), nil, "the server", fn); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestBackoff_Retry_notPassing(t *testing.T) {
 			t.Errorf("Retry = %v after %d calls, want nil after 4", err, *calls)
 		}
 	})
-	t.Run("passing errors", func(t *testing.T) {
+	t.Run("errPassing errors", func(t *testing.T) {
 		for _, err := range []error{
 			fmt.Errorf("queue: bind consumer: %w", ErrNotReady),
 			fmt.Errorf("queue: connect to nats://h:4222: %w: %w", ErrUnreachable, nats.ErrNoServers),
@@ -151,7 +151,7 @@ func TestBackoff_Retry_ctx(t *testing.T) {
 			if calls == 3 {
 				cancel()
 			}
-			return passing
+			return errPassing
 		}
 		err := Backoff{clock: &fakeClock{}}.Retry(ctx, nil, "the server", fn)
 		if !errors.Is(err, context.Canceled) || calls != 3 {
@@ -170,7 +170,7 @@ func TestBackoff_Retry_ctx(t *testing.T) {
 		go func() {
 			done <- Backoff{First: time.Hour, Max: time.Hour}.Retry(ctx, nil, "the server", func() error {
 				close(failed)
-				return passing
+				return errPassing
 			})
 		}()
 		<-failed
@@ -191,7 +191,7 @@ func TestBackoff_Retry_log(t *testing.T) {
 		if clk.now.Sub(start) >= time.Hour {
 			return nil
 		}
-		return passing
+		return errPassing
 	}
 	b := Backoff{Level: slog.LevelWarn, clock: clk}
 	if err := b.Retry(context.Background(), logs.logger(), "the NATS server", fn); err != nil {

@@ -15,7 +15,10 @@
 #   3. the solver's pure-Go path (-tags purego: no assembly, the paths of
 #      other architectures and compilers), tested short, and go vet of
 #      every package for arm64 (its prefetch in assembly) and of the
-#      solver with purego, so that neither rots unseen.
+#      solver with purego, so that neither rots unseen;
+#   4. staticcheck (honnef.co/go/tools, a pinned version fetched by go run
+#      through the module proxy): unused code, values never read, misused
+#      APIs. About 35 s.
 #
 # The tests build without the compiler's profile (-pgo=off): with it, the
 # packages cmd/c4book depends on would be compiled twice, once for its
@@ -34,3 +37,4 @@ go test -pgo=off -race -short "$@" \
 go test -pgo=off -short -tags purego "$@" ./solver/
 go vet -tags purego ./solver/
 GOARCH=arm64 go vet ./...
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...

@@ -14,10 +14,6 @@ import "math/bits"
 // Counting only useful threats orders better than counting them all
 // (fewer nodes on every reference set).
 
-// ttMoveScore is the score of the table's best move, above any threat
-// count.
-const ttMoveScore = 1 << 10
-
 // moveScore returns the ordering score of a move given the threats of the
 // player who made it and of the opponent, and the playable cells, after
 // the move. A useful threat right above a playable cell counts twice: the

@@ -50,7 +50,7 @@ func ParsePositionBytes(b *solver.Board, line []byte) (moves []byte, p solver.Po
 	moves = line
 	if i := bytes.IndexAny(line, " \t"); i >= 0 {
 		moves = line[:i]
-		if rest := bytes.TrimSpace(line[i:]); bytes.IndexAny(rest, " \t") >= 0 {
+		if rest := bytes.TrimSpace(line[i:]); bytes.ContainsAny(rest, " \t") {
 			return nil, p, false
 		}
 	}
