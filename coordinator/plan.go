@@ -137,9 +137,11 @@ type PlanStats struct {
 
 // PlanOptions tunes MakePlan.
 type PlanOptions struct {
-	// MemKeys is the most keys a level's sorter keeps in memory before it
-	// spills a sorted run to disk: 16 bytes each, with its path (the last
-	// level has a second sorter, for the order). The default value is
+	// MemKeys is the most keys a level's sorter keeps in a buffer before
+	// it spills a sorted run to disk: 16 bytes each, with its path; a
+	// sorter has three such buffers once it spills, one being filled, one
+	// being spilled on the other core, and the sort's room (the last level
+	// has a second sorter, for the order). The default value is
 	// DefaultPlanMemKeys.
 	MemKeys int
 	// Progress, if set, is called every so often with the number of
@@ -147,9 +149,9 @@ type PlanOptions struct {
 	Progress func(positions int64)
 }
 
-// DefaultPlanMemKeys is the default PlanOptions.MemKeys: 16 MiB of keys
-// and paths, as the keys alone took before paths, for the coordinator's
-// memory (32 MiB at the last level, with the order's sorter).
+// DefaultPlanMemKeys is the default PlanOptions.MemKeys: buffers of 16
+// MiB of keys and paths, 48 MiB a sorter that spills, 80 MiB at the last
+// level (the level's sorter merging, the order's filling).
 const DefaultPlanMemKeys = 1 << 20
 
 // planProgressEvery is how many positions MakePlan makes between progress
@@ -330,7 +332,9 @@ func (pl *planner) children(d int) func(add func(key, path uint64) error) error 
 // gen adds (a key's smallest path is its own), and, at the job's depth,
 // the leaves file and the order.
 func (pl *planner) level(d int, gen func(add func(key, path uint64) error) error) error {
+	// The planner is one goroutine: its sorters spill on the other core.
 	sorter := keyfile.NewFirstSorter(pl.dir, pl.opts.MemKeys)
+	sorter.SpillInBackground()
 	defer sorter.Close()
 	if err := gen(sorter.Add); err != nil {
 		return err
@@ -353,6 +357,7 @@ func (pl *planner) level(d int, gen func(add func(key, path uint64) error) error
 		}
 		defer leaves.Abort()
 		order = keyfile.NewSorter(pl.dir, pl.opts.MemKeys)
+		order.SpillInBackground()
 		defer order.Close()
 	}
 	held, stop := iter.Pull2(pl.book.Entries(d, d))

@@ -3,6 +3,7 @@ package keyfile
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -93,10 +94,19 @@ func TestOpen_errors(t *testing.T) {
 // TestSorter: pairs added in any order, with repeats, come out once each
 // in order of key then value, spilled or not; the runs are removed.
 func TestSorter(t *testing.T) {
+	for _, background := range []bool{false, true} {
+		t.Run(fmt.Sprintf("background=%v", background), func(t *testing.T) { testSorter(t, background) })
+	}
+}
+
+func testSorter(t *testing.T, background bool) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, memPairs := range []int{1, 97, 1000, 1 << 20} {
 		dir := t.TempDir()
 		s := NewSorter(dir, memPairs)
+		if background {
+			s.SpillInBackground()
+		}
 		want := map[Pair]bool{}
 		n := 5000
 		if memPairs == 1 {
@@ -150,8 +160,11 @@ func TestCombiningSorters(t *testing.T) {
 			func(old uint64, _ bool, v uint64) uint64 { return old | v }},
 	} {
 		rng := rand.New(rand.NewPCG(3, 4))
-		for _, memPairs := range []int{1, 97, 1000, 1 << 20} {
+		for i, memPairs := range []int{1, 97, 1000, 1 << 20, 1, 97} {
 			s := c.new(t.TempDir(), memPairs)
+			if i >= 4 {
+				s.SpillInBackground()
+			}
 			want := map[uint64]uint64{}
 			n := 5000
 			if memPairs == 1 {
@@ -228,6 +241,7 @@ func TestSorter_damagedRun(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		s.Runs() // the last spill done
 		runs, _ := filepath.Glob(filepath.Join(dir, "run-*"))
 		if len(runs) == 0 {
 			t.Fatal("no run spilled")
@@ -239,6 +253,52 @@ func TestSorter_damagedRun(t *testing.T) {
 		err := s.Merge(func(k, v uint64) error { return nil })
 		if !errors.Is(err, ErrFormat) {
 			t.Errorf("Merge of a run of %d bytes, written %d: %v, want ErrFormat", st.Size()+change, st.Size(), err)
+		}
+	}
+}
+
+// TestSorter_spillFails: a run that cannot be written is an error of the
+// Add that spills it (in the background, of the Add that spills after it,
+// or of Merge), never pairs lost in silence; a sorter merged is empty and
+// takes pairs again.
+func TestSorter_spillFails(t *testing.T) {
+	for _, c := range []struct {
+		adds       int
+		background bool
+	}{{5, false}, {5, true}, {20, true}} { // in the background, the error from Merge; from Add
+		dir := filepath.Join(t.TempDir(), "gone")
+		s := NewFirstSorter(dir, 4) // dir does not exist: every run fails
+		if c.background {
+			s.SpillInBackground()
+		}
+		adds := c.adds
+		var err error
+		for i := 0; i < adds && err == nil; i++ {
+			err = s.Add(uint64(i), 0)
+		}
+		if err == nil {
+			err = s.Merge(func(k, v uint64) error { return nil })
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%d pairs added to a sorter whose runs cannot be written (background %v): %v, want the run's error", adds, c.background, err)
+		}
+		s.Close()
+	}
+
+	s := NewSorter(t.TempDir(), 3)
+	s.SpillInBackground()
+	for round := range 2 {
+		for i := range 10 {
+			if err := s.Add(uint64(10-i), uint64(round)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []Pair
+		if err := s.Merge(func(k, v uint64) error { got = append(got, Pair{k, v}); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 10 || got[0] != (Pair{1, uint64(round)}) || !slices.IsSortedFunc(got, Pair.compare) {
+			t.Errorf("round %d: %v, want the 10 pairs of the round in order", round, got)
 		}
 	}
 }

@@ -3,8 +3,8 @@ package keyfile
 import (
 	"bufio"
 	"cmp"
-	"container/heap"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
@@ -18,9 +18,13 @@ import (
 // value, and drops exact repeats, with at most a set number of pairs in
 // memory: when its buffer is full it sorts it and writes it to a run file
 // of its directory; Merge merges the runs. Memory is 16 bytes a pair of
-// the buffer (32 for a first or OR sorter, whose radix sort needs a
-// second buffer); disk, a run's pairs delta-coded (about 10 bytes a pair
-// of position keys and paths), less the repeats within a buffer.
+// the buffer, twice once a run is spilled or merged (the radix sort's
+// room); disk, a run's pairs delta-coded (about 10 bytes a pair of
+// position keys and paths), less the repeats within a buffer.
+//
+// A sorter told to SpillInBackground hands a full buffer to a goroutine
+// that sorts and writes it, and goes on adding into a second buffer
+// meanwhile: three buffers, and a second core at work.
 //
 // A sorter made with NewFirstSorter keeps, of the pairs of one key, only
 // the one of the smallest value: all that a caller needs that takes the
@@ -29,13 +33,30 @@ import (
 // each key once. A sorter made with NewOrSorter does the same with the
 // bitwise OR of the values of one key: the set of bits a key gathers from
 // every pair added for it.
+//
+// A Sorter is used by one goroutine at a time.
 type Sorter struct {
 	dir     string
 	id      uint64  // names its runs apart from other sorters' in dir
 	combine combine // what becomes of the pairs of one key
-	buf     []Pair
-	tmp     []Pair // a first or OR sorter's room for its radix sort, as large as buf
+	buf     []Pair  // being filled
+	tmp     []Pair  // the radix sort's room
 	runs    []string
+
+	// background: spills are made by a goroutine. The spill in flight, if
+	// any, owns the buffer it writes and tmp, and hands both back on
+	// spilled; spare is the second buffer when no spill holds it.
+	background bool
+	spilled    chan spillDone
+	spare      []Pair
+}
+
+// spillDone is what a spill hands back: its run, or its error, and the
+// two buffers it used.
+type spillDone struct {
+	path string
+	err  error
+	a, b []Pair
 }
 
 // combine is what a sorter does with the pairs of one key.
@@ -83,6 +104,13 @@ func NewOrSorter(dir string, memPairs int) *Sorter {
 	return s
 }
 
+// SpillInBackground makes the sorter spill its full buffers in a
+// goroutine of its own, while Add goes on into a second buffer: for a
+// caller that leaves a core idle (a job's planner). A spill's error then
+// comes back from the next Add that spills, or from Merge. Call it before
+// the first Add.
+func (s *Sorter) SpillInBackground() { s.background = true }
+
 // Add adds the pair of key and value.
 func (s *Sorter) Add(key, value uint64) error {
 	if len(s.buf) == cap(s.buf) {
@@ -94,35 +122,48 @@ func (s *Sorter) Add(key, value uint64) error {
 	return nil
 }
 
-// sortBuffer sorts the buffer and drops its repeats: the exact ones, and
-// for a first or OR sorter every pair of a key but one. Those sort by key
-// alone, with a radix sort (about four times as fast as a comparison sort
-// of a million pairs), then keep one pair of each run of one key: the
-// smallest value, or the OR of the values.
-func (s *Sorter) sortBuffer() {
-	if s.combine == keepAll {
-		slices.SortFunc(s.buf, Pair.compare)
-		s.buf = slices.Compact(s.buf)
-		return
-	}
-	if cap(s.tmp) < len(s.buf) {
-		s.tmp = make([]Pair, 0, cap(s.buf))
-	}
-	sorted, spare := radixSortByKey(s.buf, s.tmp[:len(s.buf)])
+// sortPairs sorts pairs by key then value, with tmp (as long as pairs) as
+// room, and drops the repeats c drops: the exact ones, and for a first or
+// OR sorter every pair of a key but one. It sorts by key with a radix sort
+// (about four times as fast as a comparison sort of a million pairs), then
+// keeps one pair of each run of one key (the smallest value, or the OR of
+// the values), or sorts each such run by value and drops exact repeats.
+// It returns the sorted pairs and the other slice, both of pairs' and
+// tmp's arrays.
+func sortPairs(pairs, tmp []Pair, c combine) (sorted, spare []Pair) {
+	sorted, spare = radixSortByKey(pairs, tmp[:len(pairs)])
 	out := sorted[:0]
-	for i, p := range sorted {
-		if i > 0 && p.Key == out[len(out)-1].Key {
-			last := &out[len(out)-1]
-			if s.combine == keepOr {
-				last.Value |= p.Value
-			} else if p.Value < last.Value {
-				last.Value = p.Value
-			}
-			continue
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j].Key == sorted[i].Key {
+			j++
 		}
-		out = append(out, p)
+		switch run := sorted[i:j]; {
+		case len(run) == 1:
+			out = append(out, run[0])
+		case c == keepOr:
+			p := run[0]
+			for _, q := range run[1:] {
+				p.Value |= q.Value
+			}
+			out = append(out, p)
+		case c == keepFirst:
+			p := run[0]
+			for _, q := range run[1:] {
+				p.Value = min(p.Value, q.Value)
+			}
+			out = append(out, p)
+		default:
+			slices.SortFunc(run, Pair.compare)
+			for k, p := range run {
+				if k == 0 || p.Value != run[k-1].Value {
+					out = append(out, p)
+				}
+			}
+		}
+		i = j
 	}
-	s.buf, s.tmp = out, spare[:0]
+	return out, spare
 }
 
 // radixBits is the width of a digit of radixSortByKey: 2^11 counters fit
@@ -171,19 +212,68 @@ func radixSortByKey(pairs, tmp []Pair) (sorted, spare []Pair) {
 // the sorter that wrote it, and gone with a crash; a run shorter or longer
 // than its number says is an error (ErrFormat), never pairs made up.
 
-// spill writes the buffer, sorted, to a new run.
+// spill writes the full buffer, sorted, to a new run; in the background,
+// it hands the buffer to a goroutine that does, once the spill before it
+// is done, and takes the second buffer to fill.
 func (s *Sorter) spill() error {
-	s.sortBuffer()
+	if err := s.wait(); err != nil {
+		return err
+	}
+	if s.tmp == nil {
+		s.tmp = make([]Pair, 0, cap(s.buf))
+	}
 	path := filepath.Join(s.dir, fmt.Sprintf("run-%d-%06d", s.id, len(s.runs)))
+	if !s.background {
+		sorted, spare := sortPairs(s.buf, s.tmp, s.combine)
+		if err := writeRun(path, sorted); err != nil {
+			return err
+		}
+		s.runs = append(s.runs, path)
+		s.buf, s.tmp = sorted[:0], spare[:0]
+		return nil
+	}
+	if s.spare == nil {
+		s.spare = make([]Pair, 0, cap(s.buf))
+	}
+	full, tmp, c := s.buf, s.tmp, s.combine
+	s.buf, s.spare, s.tmp = s.spare[:0], nil, nil
+	done := make(chan spillDone, 1)
+	s.spilled = done
+	go func() {
+		sorted, spare := sortPairs(full, tmp, c)
+		done <- spillDone{path: path, err: writeRun(path, sorted), a: sorted, b: spare}
+	}()
+	return nil
+}
+
+// wait waits for the spill in flight, if any, and takes its run and
+// buffers back.
+func (s *Sorter) wait() error {
+	if s.spilled == nil {
+		return nil
+	}
+	d := <-s.spilled
+	s.spilled = nil
+	s.spare, s.tmp = d.a[:0], d.b[:0]
+	if d.err != nil {
+		return d.err
+	}
+	s.runs = append(s.runs, d.path)
+	return nil
+}
+
+// writeRun writes pairs, sorted, to a new run file at path; it removes
+// the file if it cannot write it whole.
+func writeRun(path string, pairs []Pair) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("keyfile: sorter run %s: %w", path, err)
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
 	var buf [2 * binary.MaxVarintLen64]byte
-	_, err = w.Write(buf[:binary.PutUvarint(buf[:], uint64(len(s.buf)))])
+	_, err = w.Write(buf[:binary.PutUvarint(buf[:], uint64(len(pairs)))])
 	last := uint64(0)
-	for _, p := range s.buf {
+	for _, p := range pairs {
 		n := binary.PutUvarint(buf[:], p.Key-last)
 		n += binary.PutUvarint(buf[n:], p.Value)
 		if _, err = w.Write(buf[:n]); err != nil {
@@ -201,8 +291,6 @@ func (s *Sorter) spill() error {
 		os.Remove(path)
 		return fmt.Errorf("keyfile: sorter run %s: %w", path, err)
 	}
-	s.runs = append(s.runs, path)
-	s.buf = s.buf[:0]
 	return nil
 }
 
@@ -240,7 +328,14 @@ func (s *Sorter) Merge(fn func(key, value uint64) error) error {
 // merge is Merge: fn with every pair, in order, the repeats of keepAll
 // and the later pairs of a key of keepFirst dropped.
 func (s *Sorter) merge(fn func(key, value uint64) error) error {
-	s.sortBuffer()
+	if err := s.wait(); err != nil {
+		return err
+	}
+	s.spare = nil // not needed to merge: memory back while it runs
+	if s.tmp == nil {
+		s.tmp = make([]Pair, 0, cap(s.buf))
+	}
+	s.buf, s.tmp = sortPairs(s.buf, s.tmp, s.combine)
 	if len(s.runs) == 0 {
 		for _, p := range s.buf {
 			if err := fn(p.Key, p.Value); err != nil {
@@ -250,56 +345,62 @@ func (s *Sorter) merge(fn func(key, value uint64) error) error {
 		return nil
 	}
 	// The buffer merges with the runs as one more, in memory.
-	sources := []source{&memSource{pairs: s.buf}}
+	sources := []*runSource{{mem: s.buf}}
 	for _, path := range s.runs {
 		f, err := os.Open(path)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		src := &runSource{path: path, r: bufio.NewReaderSize(f, 1<<16)}
-		if src.left, err = binary.ReadUvarint(src.r); err != nil {
+		src := &runSource{path: path, f: f, buf: make([]byte, runReadBytes)}
+		if src.left, err = src.uvarint(); err != nil {
 			return fmt.Errorf("keyfile: sorter run %s: %w: no count: %v", path, ErrFormat, err)
 		}
 		sources = append(sources, src)
 	}
-	h := &mergeHeap{}
+	h := mergeHeap(make([]mergeItem, 0, len(sources)))
 	for _, src := range sources {
-		if src.Next() {
-			h.items = append(h.items, mergeItem{pair: src.Pair(), src: src})
-		} else if err := src.Err(); err != nil {
-			return err
+		if src.next() {
+			h = append(h, mergeItem{pair: src.pair, src: src})
+		} else if src.err != nil {
+			return src.err
 		}
 	}
-	heap.Init(h)
+	h.init()
 	var last Pair
 	started := false
-	for h.Len() > 0 {
-		top := &h.items[0]
+	for len(h) > 0 {
+		top := &h[0]
 		if !started || top.pair != last && !(s.combine == keepFirst && top.pair.Key == last.Key) {
 			if err := fn(top.pair.Key, top.pair.Value); err != nil {
 				return err
 			}
 			last, started = top.pair, true
 		}
-		if top.src.Next() {
-			top.pair = top.src.Pair()
-			heap.Fix(h, 0)
-			continue
+		if top.src.next() {
+			top.pair = top.src.pair
+		} else {
+			if err := top.src.err; err != nil {
+				return err
+			}
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
 		}
-		if err := top.src.Err(); err != nil {
-			return err
-		}
-		heap.Pop(h)
+		h.down(0)
 	}
 	return nil
 }
 
-// Runs returns the number of runs spilled so far.
-func (s *Sorter) Runs() int { return len(s.runs) }
+// Runs returns the number of runs spilled so far, once the spill in
+// flight is done.
+func (s *Sorter) Runs() int {
+	s.wait()
+	return len(s.runs)
+}
 
 // Close removes the runs and empties the sorter.
 func (s *Sorter) Close() {
+	s.wait()
 	for _, path := range s.runs {
 		os.Remove(path)
 	}
@@ -307,32 +408,49 @@ func (s *Sorter) Close() {
 	s.buf = s.buf[:0]
 }
 
-// source is a sorted run being merged: a run file, or the buffer.
-type source interface {
-	Next() bool
-	Pair() Pair
-	Err() error
-}
+// runReadBytes is the size of a run's read buffer.
+const runReadBytes = 1 << 16
 
-// runSource is a sorted run in a file (see # Runs).
+// runSource is a sorted run being merged: a run file (see # Runs), read
+// through buf, or the buffer in memory, mem.
 type runSource struct {
+	mem []Pair
+	i   int // of mem: 1 + the index of the current pair
+
 	path string
-	r    *bufio.Reader
+	f    *os.File
+	buf  []byte
+	b    []byte // the bytes of buf not decoded yet
+	eof  bool   // f has no more bytes than those read
 	left uint64 // pairs not read yet
+
 	pair Pair
 	err  error
 }
 
-func (r *runSource) Next() bool {
+// next moves to the next pair, and reports whether there is one; at the
+// end, err says whether the run was whole.
+func (r *runSource) next() bool {
+	if r.f == nil {
+		r.i++
+		if r.i > len(r.mem) {
+			return false
+		}
+		r.pair = r.mem[r.i-1]
+		return true
+	}
 	if r.left == 0 {
-		if _, err := r.r.ReadByte(); err != io.EOF {
+		if len(r.b) == 0 && !r.eof {
+			r.fill()
+		}
+		if len(r.b) > 0 {
 			r.err = fmt.Errorf("keyfile: sorter run %s: %w: bytes after its last pair", r.path, ErrFormat)
 		}
 		return false
 	}
-	delta, err := binary.ReadUvarint(r.r)
+	delta, err := r.uvarint()
 	if err == nil {
-		r.pair.Value, err = binary.ReadUvarint(r.r)
+		r.pair.Value, err = r.uvarint()
 	}
 	if err != nil {
 		r.err = fmt.Errorf("keyfile: sorter run %s: %w: %d pairs missing: %v", r.path, ErrFormat, r.left, err)
@@ -342,34 +460,81 @@ func (r *runSource) Next() bool {
 	r.pair.Key += delta
 	return true
 }
-func (r *runSource) Pair() Pair { return r.pair }
-func (r *runSource) Err() error { return r.err }
 
-// memSource is a sorted run in memory.
-type memSource struct {
-	pairs []Pair
-	i     int // 1 + the index of the current pair
+// uvarint decodes the next unsigned varint of the run.
+func (r *runSource) uvarint() (uint64, error) {
+	if len(r.b) < binary.MaxVarintLen64 && !r.eof {
+		if err := r.fill(); err != nil {
+			return 0, err
+		}
+	}
+	v, n := binary.Uvarint(r.b)
+	switch {
+	case n == 0:
+		return 0, io.ErrUnexpectedEOF
+	case n < 0:
+		return 0, errors.New("a varint overflows 64 bits")
+	}
+	r.b = r.b[n:]
+	return v, nil
 }
 
-func (m *memSource) Next() bool { m.i++; return m.i <= len(m.pairs) }
-func (m *memSource) Pair() Pair { return m.pairs[m.i-1] }
-func (m *memSource) Err() error { return nil }
+// fill moves the bytes not decoded to the front of buf and reads more
+// after them, up to a full buffer or the end of the file.
+func (r *runSource) fill() error {
+	n := copy(r.buf, r.b)
+	for n < len(r.buf) && !r.eof {
+		m, err := r.f.Read(r.buf[n:])
+		n += m
+		if err == io.EOF {
+			r.eof = true
+		} else if err != nil {
+			r.b = r.buf[:n]
+			return err
+		}
+	}
+	r.b = r.buf[:n]
+	return nil
+}
 
 // mergeItem is a run being merged, with its current pair.
 type mergeItem struct {
 	pair Pair
-	src  source
+	src  *runSource
 }
 
-// mergeHeap orders the runs by their current pair.
-type mergeHeap struct{ items []mergeItem }
+// mergeHeap is a binary min-heap of the runs by their current pair, by key
+// then value.
+type mergeHeap []mergeItem
 
-func (h *mergeHeap) Len() int           { return len(h.items) }
-func (h *mergeHeap) Less(i, j int) bool { return h.items[i].pair.compare(h.items[j].pair) < 0 }
-func (h *mergeHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *mergeHeap) Push(x any)         { h.items = append(h.items, x.(mergeItem)) }
-func (h *mergeHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
+// less reports whether item i's pair comes before item j's.
+func (h mergeHeap) less(i, j int) bool {
+	a, b := h[i].pair, h[j].pair
+	return a.Key < b.Key || a.Key == b.Key && a.Value < b.Value
+}
+
+// init orders the heap.
+func (h mergeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// down moves item i down to its place.
+func (h mergeHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			c = r
+		}
+		if !h.less(c, i) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
