@@ -276,6 +276,7 @@ func TestSorter_spillFails(t *testing.T) {
 		for i := 0; i < adds && err == nil; i++ {
 			err = s.Add(uint64(i), 0)
 		}
+		s.Runs() // waits for the spill: its error must stay for Merge
 		if err == nil {
 			err = s.Merge(func(k, v uint64) error { return nil })
 		}

@@ -49,6 +49,10 @@ type Sorter struct {
 	background bool
 	spilled    chan spillDone
 	spare      []Pair
+
+	// failed is the error of a spill: every later Add and Merge returns
+	// it, for the sorter lost pairs.
+	failed error
 }
 
 // spillDone is what a spill hands back: its run, or its error, and the
@@ -156,7 +160,7 @@ func sortPairs(pairs, tmp []Pair, c combine) (sorted, spare []Pair) {
 		default:
 			slices.SortFunc(run, Pair.compare)
 			for k, p := range run {
-				if k == 0 || p.Value != run[k-1].Value {
+				if k == 0 || p != out[len(out)-1] {
 					out = append(out, p)
 				}
 			}
@@ -226,6 +230,7 @@ func (s *Sorter) spill() error {
 	if !s.background {
 		sorted, spare := sortPairs(s.buf, s.tmp, s.combine)
 		if err := writeRun(path, sorted); err != nil {
+			s.failed = err
 			return err
 		}
 		s.runs = append(s.runs, path)
@@ -247,19 +252,20 @@ func (s *Sorter) spill() error {
 }
 
 // wait waits for the spill in flight, if any, and takes its run and
-// buffers back.
+// buffers back. It returns the error of any spill so far.
 func (s *Sorter) wait() error {
 	if s.spilled == nil {
-		return nil
+		return s.failed
 	}
 	d := <-s.spilled
 	s.spilled = nil
 	s.spare, s.tmp = d.a[:0], d.b[:0]
 	if d.err != nil {
+		s.failed = d.err
 		return d.err
 	}
 	s.runs = append(s.runs, d.path)
-	return nil
+	return s.failed
 }
 
 // writeRun writes pairs, sorted, to a new run file at path; it removes
@@ -394,11 +400,11 @@ func (s *Sorter) merge(fn func(key, value uint64) error) error {
 // Runs returns the number of runs spilled so far, once the spill in
 // flight is done.
 func (s *Sorter) Runs() int {
-	s.wait()
+	s.wait() // an error stays in s.failed, for Add and Merge
 	return len(s.runs)
 }
 
-// Close removes the runs and empties the sorter.
+// Close removes the runs and empties the sorter, which can be used again.
 func (s *Sorter) Close() {
 	s.wait()
 	for _, path := range s.runs {
@@ -406,6 +412,7 @@ func (s *Sorter) Close() {
 	}
 	s.runs = nil
 	s.buf = s.buf[:0]
+	s.failed = nil
 }
 
 // runReadBytes is the size of a run's read buffer.
@@ -441,7 +448,10 @@ func (r *runSource) next() bool {
 	}
 	if r.left == 0 {
 		if len(r.b) == 0 && !r.eof {
-			r.fill()
+			if err := r.fill(); err != nil {
+				r.err = fmt.Errorf("keyfile: sorter run %s: %w", r.path, err)
+				return false
+			}
 		}
 		if len(r.b) > 0 {
 			r.err = fmt.Errorf("keyfile: sorter run %s: %w: bytes after its last pair", r.path, ErrFormat)
