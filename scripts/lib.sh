@@ -109,6 +109,17 @@ need_numbers() {
 	done
 }
 
+# book_and_dir ARG takes a positional argument of a script whose usage
+# ends "BOOK OUTDIR": the first sets book, the second out.
+book_and_dir() {
+	if [ -z "$book" ]; then book=$1; elif [ -z "$out" ]; then out=$1; else die "one book and one directory"; fi
+}
+
+# need_book_and_dir dies, with the script's help, unless both were given.
+need_book_and_dir() {
+	[ -n "$book" ] && [ -n "$out" ] || { usage >&2; die "a book and a directory are needed"; }
+}
+
 # keep_or_remove_tmp STATUS [WHAT], for a script's cleanup: it removes
 # $tmp when STATUS is 0 and keep (the script's --keep) is not 1, and
 # otherwise says that WHAT ("logs" by default) are kept there.

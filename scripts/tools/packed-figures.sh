@@ -27,13 +27,10 @@ while [ $# -gt 0 ]; do
 	--depth) root_args+=(--depth "${2:?$1 needs a value}"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	-*) usage >&2; die "unknown option: $1" ;;
-	*)
-		if [ -z "$book" ]; then book=$1; elif [ -z "$out" ]; then out=$1; else die "one book and one directory"; fi
-		shift
-		;;
+	*) book_and_dir "$1"; shift ;;
 	esac
 done
-[ -n "$book" ] && [ -n "$out" ] || { usage >&2; die "a book and a directory are needed"; }
+need_book_and_dir
 [ -x /usr/bin/time ] || die "GNU time (/usr/bin/time) is needed"
 command -v zstd >/dev/null || die "zstd is needed"
 mkdir -p "$out"
