@@ -120,6 +120,13 @@ need_book_and_dir() {
 	[ -n "$book" ] && [ -n "$out" ] || { usage >&2; die "a book and a directory are needed"; }
 }
 
+# time_wall FILE, time_cpu FILE and time_mem FILE print what GNU time's
+# report FILE (time -v) says: the wall time as it writes it, the user and
+# system CPU in seconds, the peak memory in MiB.
+time_wall() { awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$1"; }
+time_cpu() { awk -F': ' '/User time|System time/ {c += $2} END {printf "%.0f", c}' "$1"; }
+time_mem() { awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$1"; }
+
 # keep_or_remove_tmp STATUS [WHAT], for a script's cleanup: it removes
 # $tmp when STATUS is 0 and keep (the script's --keep) is not 1, and
 # otherwise says that WHAT ("logs" by default) are kept there.

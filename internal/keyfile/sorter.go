@@ -145,16 +145,14 @@ func sortPairs(pairs, tmp []Pair, c combine) (sorted, spare []Pair) {
 		switch run := sorted[i:j]; {
 		case len(run) == 1:
 			out = append(out, run[0])
-		case c == keepOr:
+		case c != keepAll:
 			p := run[0]
 			for _, q := range run[1:] {
-				p.Value |= q.Value
-			}
-			out = append(out, p)
-		case c == keepFirst:
-			p := run[0]
-			for _, q := range run[1:] {
-				p.Value = min(p.Value, q.Value)
+				if c == keepOr {
+					p.Value |= q.Value
+				} else {
+					p.Value = min(p.Value, q.Value)
+				}
 			}
 			out = append(out, p)
 		default:
@@ -517,7 +515,8 @@ type mergeItem struct {
 // then value.
 type mergeHeap []mergeItem
 
-// less reports whether item i's pair comes before item j's.
+// less reports whether item i's pair comes before item j's: Pair.compare
+// written out, for this is the merge's hottest call.
 func (h mergeHeap) less(i, j int) bool {
 	a, b := h[i].pair, h[j].pair
 	return a.Key < b.Key || a.Key == b.Key && a.Value < b.Value

@@ -102,10 +102,7 @@ timed() {
 	/usr/bin/time -v -o "$out/$name.time" "$@" >"$out/$name.out" 2>"$out/$name.err"
 }
 # cost NAME: the wall time, CPU and peak memory of NAME's run.
-cost() {
-	awk -F': ' '/Elapsed \(wall/ {w = $2} /User time/ {u = $2} /System time/ {s = $2}
-		/Maximum resident/ {m = $2} END {printf "%s wall, %.0f CPU-s, %.0f MiB", w, u + s, m / 1024}' "$out/$1.time"
-}
+cost() { echo "$(time_wall "$out/$1.time") wall, $(time_cpu "$out/$1.time") CPU-s, $(time_mem "$out/$1.time") MiB"; }
 
 : >"$summary"
 echo "book $book, $(date -u +%FT%TZ), c4book $("$c4book" version 2>/dev/null | head -1)" | tee -a "$summary"

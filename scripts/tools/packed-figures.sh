@@ -43,10 +43,6 @@ fi
 
 # size FILE prints its size in bytes.
 size() { stat -c %s "$1"; }
-# mem FILE prints the peak memory GNU time's report FILE says, in MiB.
-mem() { awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$1"; }
-# wall FILE prints the wall time GNU time's report FILE says.
-wall() { awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$1"; }
 
 pebble=$(du -sb --exclude=plans --exclude=nats --exclude=snapshots "$book" | cut -f1)
 /usr/bin/time -v -o "$out/pack.time" "$c4book" book pack "${root_args[@]}" --book "$book" "$out/book.c4pack" >"$out/pack.out"
@@ -66,7 +62,7 @@ echo "| binary export | $(size "$out/book.bin") | $(bits "$(size "$out/book.bin"
 echo "| binary export, zstd -19 | $(size "$out/book.bin.zst") | $(bits "$(size "$out/book.bin.zst")") |"
 echo "| Pons' .book (lossy) | $(size "$out/book.pons") | $(bits "$(size "$out/book.pons")") |"
 echo
-echo "pack: $(wall "$out/pack.time") wall, $(mem "$out/pack.time") MiB peak (with its check)"
+echo "pack: $(time_wall "$out/pack.time") wall, $(time_mem "$out/pack.time") MiB peak (with its check)"
 echo "Pons' export: $(grep -E '^(wrote|lost)' "$out/pons.err" | tr '\n' ' ')"
 echo
 for form in "$out/book.c4pack" "$book"; do
