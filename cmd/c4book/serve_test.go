@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/c4book/c4book/books"
 	"github.com/c4book/c4book/internal/testaddr"
 	"github.com/c4book/c4book/serve"
 	"github.com/c4book/c4book/solver"
@@ -118,16 +119,20 @@ func TestServe_tablesBeyondMemory(t *testing.T) {
 }
 
 // TestServe_shippedBook: serve with no --book serves the book shipped for
-// 7x6: the empty board, with every column scored from the book, and the
-// page.
+// 7x6 (the deepest): the empty board, with every column scored from the
+// book, and the page.
 func TestServe_shippedBook(t *testing.T) {
 	t.Parallel()
 	addr := testaddr.Free(t)
 	cmd := startCommand(t, "serve", "--listen", addr, "--solvers=1", testTTSize)
 	cmd.stderr.waitLine(t, "Serving book", cmd.done)
 	base := "http://" + addr
+	shipped, ok, err := books.Deepest(solver.Standard)
+	if err != nil || !ok {
+		t.Fatalf("no 7x6 book ships: %v", err)
+	}
 	var a serve.Answer
-	if st := getAnswer(t, base+"/v1/position?moves=", &a); st != 200 || a.Source != "book" || a.BookDepth != 12 || a.Score != 1 {
+	if st := getAnswer(t, base+"/v1/position?moves=", &a); st != 200 || a.Source != "book" || a.BookDepth != shipped.Depth || a.Score != 1 {
 		t.Fatalf("the empty board: status %d, %+v", st, a)
 	}
 	var scores []int
