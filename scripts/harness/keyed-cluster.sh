@@ -218,14 +218,14 @@ wait 2>/dev/null || true
 
 # The figures of this run, from GNU time's reports.
 report() {
-	local role=$1 f cpu=0 rss=0
+	local role=$1 f cpu=0 mem=0 m
 	for f in "$dir/logs/$role.$run".*.time; do
 		[ -f "$f" ] || continue
-		cpu=$(awk -v c="$cpu" -F': ' '/User time|System time/ {c += $2} END {printf "%.1f", c}' "$f")
-		r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$f")
-		[ "${r:-0}" -le "$rss" ] || rss=$r
+		cpu=$((cpu + $(time_cpu "$f")))
+		m=$(time_mem "$f")
+		[ "${m:-0}" -le "$mem" ] || mem=$m
 	done
-	echo "$role: CPU ${cpu}s, peak ${rss} KiB"
+	echo "$role: CPU ${cpu}s, peak ${mem} MiB"
 }
 say "run $run: wall ${wall}s; $(disk)"
 for role in coordinator $(seq -f 'w%g' "$workers"); do

@@ -307,9 +307,8 @@ while read -r at what w; do
 	fi
 done <"$dir/events"
 
-cpu() { awk -F': ' '/User time|System time/ {c += $2} END {printf "%.1f", c}' "$1"; }
 for f in "$dir"/logs/*.time; do
-	say "$(basename "$f" .time): CPU $(cpu "$f") s"
+	say "$(basename "$f" .time): CPU $(time_cpu "$f") s"
 done
 { grep -E "tasks|solved twice|copies|cross" "$dir/logs/coordinator.out" || true; } | head -20 | while read -r l; do say "summary: $l"; done
 if [ "$check" -eq 1 ] && [ -n "$reference" ]; then
