@@ -11,12 +11,16 @@
 //   - with -count N, it solves the N leaves of the order from -from, in
 //     order, on one table kept warm from leaf to leaf (as a worker's
 //     thread solves a task's), once for each size of -tt-size: nodes and
-//     time a leaf by table size, back to back.
+//     time a leaf by table size, back to back. With -threads T, T threads
+//     share the table, each taking the next -task leaves in turn, as a
+//     worker of T threads takes a lane's tasks: time a leaf is then wall
+//     time, the threads together.
 //
 // The plan may be one a job is running from: it is only read.
 //
 //	go run ./scripts/tools/planleaves -windows 20 -sample 300 DIR/book.db/plans/7x6-d16
 //	go run ./scripts/tools/planleaves -from 69736000 -count 4000 -tt-size 16MiB,64MiB,2GiB DIR/book.db/plans/7x6-d16
+//	go run ./scripts/tools/planleaves -from 82000000 -count 8192 -threads 2 -tt-size 16MiB DIR/book.db/plans/7x6-d16
 package main
 
 import (
@@ -28,6 +32,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/c4book/c4book/config"
@@ -44,16 +50,18 @@ func main() {
 	from := flag.Int64("from", 0, "the first leaf, by its index in the order, of -count")
 	count := flag.Int64("count", 0, "`N` leaves of the order from -from, solved in order on a warm table (instead of -windows)")
 	sizes := flag.String("tt-size", "64MiB", "`SIZES`, comma-separated: the table of each solve (-count: one run each)")
+	threads := flag.Int("threads", 1, "`T` threads sharing the table of -count, as a worker's threads do")
+	task := flag.Int64("task", 256, "`N` leaves a thread takes at a time with -threads (a worker's task)")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: planleaves [-windows W] [-sample N] [-seed S] [-from I -count N] [-tt-size SIZES] PLANDIR")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: planleaves [-windows W] [-sample N] [-seed S] [-from I -count N [-threads T] [-task N]] [-tt-size SIZES] PLANDIR")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() != 1 || *windows < 1 || *sample < 2 || *count < 0 || *from < 0 {
+	if flag.NArg() != 1 || *windows < 1 || *sample < 2 || *count < 0 || *from < 0 || *threads < 1 || *task < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, flag.Arg(0), *width, *height, *windows, *sample, *seed, *from, *count, *sizes); err != nil {
+	if err := run(os.Stdout, flag.Arg(0), *width, *height, *windows, *sample, *seed, *from, *count, *threads, *task, *sizes); err != nil {
 		fmt.Fprintln(os.Stderr, "planleaves:", err)
 		os.Exit(1)
 	}
@@ -80,7 +88,7 @@ func (p *plan) leaf(i int64) (solver.Position, error) {
 	return p.board.PositionFromKey(key[0])
 }
 
-func run(w io.Writer, dir string, width, height, windows, sample int, seed uint64, from, count int64, sizes string) error {
+func run(w io.Writer, dir string, width, height, windows, sample int, seed uint64, from, count int64, threads int, task int64, sizes string) error {
 	b, err := solver.NewBoard(width, height)
 	if err != nil {
 		return err
@@ -109,7 +117,7 @@ func run(w io.Writer, dir string, width, height, windows, sample int, seed uint6
 		if from+count > n {
 			return fmt.Errorf("-from %d -count %d: the order has %d leaves", from, count, n)
 		}
-		return warm(w, p, from, count, tables)
+		return warm(w, p, from, count, threads, task, tables)
 	}
 	return profile(w, p, n, windows, sample, seed, tables[0])
 }
@@ -149,8 +157,9 @@ func profile(w io.Writer, p *plan, n int64, windows, sample int, seed uint64, ta
 }
 
 // warm solves count leaves of the order from from, in order, on one table
-// of each size, and prints nodes and time a leaf.
-func warm(w io.Writer, p *plan, from, count int64, tables []int64) error {
+// of each size, and prints nodes and time a leaf. With threads > 1, that
+// many solvers share the table, each taking the next task leaves in turn.
+func warm(w io.Writer, p *plan, from, count int64, threads int, task int64, tables []int64) error {
 	positions := make([]solver.Position, count)
 	for i := range positions {
 		var err error
@@ -159,19 +168,38 @@ func warm(w io.Writer, p *plan, from, count int64, tables []int64) error {
 		}
 	}
 	for _, table := range tables {
-		s, err := solver.New(p.board, table)
+		t, err := solver.NewTable(p.board, table)
 		if err != nil {
 			return err
 		}
-		s.Table().Clear() // every page touched before the clock starts
+		t.Clear() // every page touched before the clock starts
+		var (
+			next  atomic.Int64 // the first leaf of the next task
+			nodes atomic.Uint64
+			wg    sync.WaitGroup
+		)
 		start := time.Now()
-		guess := 0 // as a worker's thread guesses (worker/solve.go)
-		for _, pos := range positions {
-			guess = solver.Outcome(s.SolveNear(pos, guess))
+		for range threads {
+			wg.Go(func() {
+				s := solver.NewShared(t)
+				guess := 0 // as a worker's thread guesses (worker/solve.go)
+				for {
+					lo := next.Add(task) - task
+					if lo >= count {
+						break
+					}
+					for _, pos := range positions[lo:min(lo+task, count)] {
+						guess = solver.Outcome(s.SolveNear(pos, guess))
+					}
+				}
+				nodes.Add(s.Nodes())
+			})
 		}
+		wg.Wait()
 		took := time.Since(start)
-		fmt.Fprintf(w, "table %d MiB: %d leaves from %d, in order: %.0f nodes a leaf, %.3f ms a leaf (%.2f M nodes/s)\n",
-			table>>20, count, from, float64(s.Nodes())/float64(count), took.Seconds()*1000/float64(count), float64(s.Nodes())/took.Seconds()/1e6)
+		n := float64(nodes.Load())
+		fmt.Fprintf(w, "table %d MiB, %d thread(s): %d leaves from %d, in order: %.0f nodes a leaf, %.3f ms a leaf (%.2f M nodes/s)\n",
+			table>>20, threads, count, from, n/float64(count), took.Seconds()*1000/float64(count), n/took.Seconds()/1e6)
 	}
 	return nil
 }
