@@ -182,12 +182,12 @@ func warm(w io.Writer, p *plan, from, count int64, threads int, task int64, tabl
 		for range threads {
 			wg.Go(func() {
 				s := solver.NewShared(t)
-				guess := 0 // as a worker's thread guesses (worker/solve.go)
 				for {
 					lo := next.Add(task) - task
 					if lo >= count {
 						break
 					}
+					guess := 0 // as a worker's thread guesses a task's (worker/solve.go)
 					for _, pos := range positions[lo:min(lo+task, count)] {
 						guess = solver.Outcome(s.SolveNear(pos, guess))
 					}
