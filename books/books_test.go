@@ -72,7 +72,7 @@ func TestOpen(t *testing.T) {
 
 // publishedPositions is the number of positions of each published 7x6
 // book from the empty board (docs/digests/README.md), by depth.
-var publishedPositions = map[int]uint64{12: 9_188_816, 14: 58_339_652}
+var publishedPositions = map[int]uint64{12: 9_188_816, 14: 58_339_652, 16: 313_965_859}
 
 // TestStandard: every shipped 7x6 book from the empty board is a
 // published one: its header's digest and count are

@@ -21,7 +21,7 @@ a JSON API and a web page to play through the book.
 
 With no --book (nor book.path in the environment or the config file), it
 serves the deepest book shipped with c4book for the board: on 7x6 the
-exact score of every position of up to 12 stones, and past it the
+exact score of every position of up to 14 stones, and past it the
 solver, with the book as its oracle. --book PATH serves a book of yours,
 a Pebble book's directory or a packed book's file (c4book book pack).
 

@@ -33,7 +33,7 @@ An opening book answers a position it holds at once, and the search asks
 it about every position it meets with no more stones than the book's
 deepest, so only the part of the game below the book is searched. By
 default that is the deepest book shipped with c4book for the board (on
-7x6, every position of up to 12 stones); --book PATH reads a book of
+7x6, every position of up to 14 stones); --book PATH reads a book of
 yours (a Pebble book's directory or a packed book's file, of the board
 being solved), --no-book none: the solver alone, as "c4book bench"
 measures it. --nodes prints the number of nodes searched for each
