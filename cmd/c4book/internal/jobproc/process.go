@@ -53,8 +53,10 @@ type Options struct {
 	Progress func(coordinator.Progress)
 
 	// Listening, if not nil, is called once the embedded server listens
-	// on nats.listen, with the URL workers on other machines connect to;
-	// keys says that it admits registered workers by their keys.
+	// on nats.listen and the job is ready for its workers (Start), with
+	// the URL workers on other machines connect to; keys says that it
+	// admits registered workers by their keys, and then the job already
+	// applies the registry's requests (c4book worker add).
 	Listening func(url string, keys bool)
 
 	// RegistryPoll is how often the job applies the registry requests
@@ -83,6 +85,7 @@ type Process struct {
 	wkrErr  error // the local worker's, read once it stopped
 
 	keys         bool   // the embedded server knows workers by their keys: follow the registry
+	registered   bool   // and some are registered already: their command line names a key
 	stopRegistry func() // stops followRegistry, if it runs
 }
 
@@ -166,6 +169,13 @@ func (p *Process) Start(ctx context.Context, reg prometheus.Registerer) error {
 			followRegistry(rctx, p.book, p.spec.ID(), p.server, &p.snap, p.opts.RegistryPoll, p.log.With("role", "registry"))
 		}()
 	}
+	// Announced once the job also takes registry changes: a "c4book
+	// worker add" run as soon as the address is printed goes to the job.
+	if p.server != nil && p.opts.Listening != nil {
+		if url := p.server.ClientURL(); url != "" {
+			p.opts.Listening(url, p.registered)
+		}
+	}
 	if p.opts.Workers > 0 {
 		return p.startWorker(ctx)
 	}
@@ -211,12 +221,10 @@ func (p *Process) open(ctx context.Context, reg prometheus.Registerer) error {
 		return err
 	}
 	p.keys = workers != nil
+	p.registered = len(workers) > 0
 	p.conn, err = p.server.ConnectInProcess(ctx, queue.Options{Name: name})
 	if err != nil {
 		return err
-	}
-	if url := p.server.ClientURL(); url != "" && p.opts.Listening != nil {
-		p.opts.Listening(url, len(workers) > 0)
 	}
 	return nil
 }

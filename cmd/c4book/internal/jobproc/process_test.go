@@ -145,6 +145,33 @@ func TestProcess_interrupted(t *testing.T) {
 	}
 }
 
+// TestProcess_listening: a job that listens for workers by their keys
+// announces its address only once it applies the registry's requests, so
+// that "c4book worker add" run at once goes to the job (it found the job
+// not yet following them when the address came first, under load).
+func TestProcess_listening(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.NATS.Listen = "127.0.0.1:0"
+	cfg.NATS.Token = "s3cret" // keys on, no worker registered yet
+	calls, following, registered := 0, false, true
+	p, err := New(Options{Config: cfg, Command: "coordinator",
+		Listening: func(url string, keys bool) {
+			calls++
+			following, registered = book.TakesRequests(cfg.Book.Path), keys
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Start(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || !following || registered {
+		t.Errorf("Listening called %d times, the job following the registry then: %v, registered workers: %v; want 1, true, false", calls, following, registered)
+	}
+}
+
 // TestNew_errors: a job that cannot run is refused before anything
 // starts, saying why.
 func TestNew_errors(t *testing.T) {
